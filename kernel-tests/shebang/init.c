@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The guest's init: runs the shebang suite, prints KTAP on the console and
+ * ends the guest. tinyconfig has no ACPI, so power-off would only halt;
+ * the guest reboots instead and QEMU, started with -no-reboot, exits.
+ *
+ * Outside a guest (not PID 1) it takes a scratch directory as its argument
+ * and only runs the suite, which is how it is checked on the host.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cases.h"
+
+#define GUEST_WORKDIR "/cases"
+
+static void attach_console(void)
+{
+	int fd;
+
+	/* The kernel opens /dev/console for init when the initramfs has it. */
+	if (fcntl(STDOUT_FILENO, F_GETFD) >= 0)
+		return;
+	fd = open("/dev/console", O_RDWR);
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct suite_totals totals;
+	const char *workdir = GUEST_WORKDIR;
+	bool guest = getpid() == 1;
+
+	if (guest) {
+		attach_console();
+		umask(022);
+	} else if (argc == 2) {
+		workdir = argv[1];
+	} else {
+		fprintf(stderr, "usage: %s SCRATCH-DIR (outside a guest)\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (mkdir(workdir, 0755) < 0 && guest) {
+		printf("# init: cannot create %s\n", workdir);
+	}
+	suite_run(shebang_cases, shebang_case_count, workdir, &totals);
+	if (!guest)
+		return totals.fail || totals.error ? 1 : 0;
+	sync();
+	reboot(RB_AUTOBOOT);
+	/* Only reached if reboot failed; a panic also ends the guest. */
+	printf("# init: reboot failed\n");
+	return 1;
+}
