@@ -18,11 +18,46 @@ SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
 SUITE_PROBE_SRCS := $(SUITE_DIR)/probe.c
 SUITE_HDRS := $(wildcard $(SUITE_DIR)/*.h)
 
-UNIT_TESTS := $(BUILD)/tests/probe_record_test
+# The gate: every gate/*.c but main.c goes into a library that the binary
+# and the unit tests (tests/unit/<module>_test.c) link.
+GATE_LIBS_PC := libgit2 sqlite3 jansson libcrypto
+GATE_SRCS := $(filter-out gate/main.c,$(wildcard gate/*.c))
+GATE_OBJS := $(patsubst gate/%.c,$(BUILD)/gate/%.o,$(GATE_SRCS)) $(BUILD)/gate/migrations.o
+MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))
+GATE_HDRS := $(wildcard gate/*.h)
+GATE_CFLAGS = $(CFLAGS) $(shell pkg-config --cflags $(GATE_LIBS_PC))
+GATE_LDLIBS = $(shell pkg-config --libs $(GATE_LIBS_PC))
+
+GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/unit/*_test.c))
+UNIT_TESTS := $(BUILD)/tests/probe_record_test \
+	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
 .PHONY: all suite deps check demo clean unit
 
-all: suite $(UNIT_TESTS)
+all: suite $(BUILD)/backport-gate $(UNIT_TESTS)
+
+$(BUILD)/gate/%.o: gate/%.c $(GATE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(GATE_CFLAGS) -c -o $@ $<
+
+# The schema travels inside the binary.
+$(BUILD)/gate/migrations.c: $(MIGRATIONS) tools/embed-migrations
+	@mkdir -p $(@D)
+	tools/embed-migrations $(MIGRATIONS) > $@
+
+$(BUILD)/gate/migrations.o: $(BUILD)/gate/migrations.c gate/db.h
+	$(CC) $(GATE_CFLAGS) -Igate -c -o $@ $<
+
+$(BUILD)/libgate.a: $(GATE_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/backport-gate: gate/main.c $(BUILD)/libgate.a $(GATE_HDRS)
+	$(CC) $(GATE_CFLAGS) -o $@ gate/main.c $(BUILD)/libgate.a $(GATE_LDLIBS)
+
+$(BUILD)/tests/%_test: tests/unit/%_test.c $(BUILD)/libgate.a $(GATE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(GATE_CFLAGS) -Igate -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS) -lcmocka
 
 suite: $(BUILD)/shebang-init $(BUILD)/shebang-probe
 

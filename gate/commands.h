@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The subcommands of backport-gate; each returns the process exit status. */
+#ifndef GATE_COMMANDS_H
+#define GATE_COMMANDS_H
+
+/* Exit statuses of DESIGN.md. */
+#define EXIT_PASS 0
+#define EXIT_DROP 1
+#define EXIT_NO_VERDICT 2
+
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Shared defaults: the cache directory and the repository holding the suite. */
+const char *default_cache(void);
+char *repository_top(void);
+
+#endif

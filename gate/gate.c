@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "gate.h"
+#include "judge.h"
+#include "ktap.h"
+
+/* What applying patch @index on top of @parent gave; cached per run. */
+struct apply_memo {
+	git_oid parent;
+	size_t index;
+	bool failed;
+	git_oid commit;
+	char *message;
+};
+
+/* An evaluated tree, kept for the judge (it holds pointers to these). */
+struct eval_memo {
+	char tree[GIT_OID_HEXSZ + 1];
+	struct judge_eval *eval;
+};
+
+struct gate_ctx {
+	struct kernel_env *env;
+	struct kernel_tree *tree;
+	sqlite3 *db;
+	const struct queue_snapshot *snap;
+	struct apply_memo *applies;
+	size_t n_applies;
+	struct eval_memo *evals;
+	size_t n_evals;
+	struct judge_eval **all_evals;	/* every eval made, freed at the end */
+	size_t n_all;
+	char built_tree[GIT_OID_HEXSZ + 1];	/* what the build directory holds */
+	unsigned builds, boots;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct judge_eval *eval_new(struct gate_ctx *ctx)
+{
+	struct judge_eval *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		abort();
+	strbuf_init(&e->apply_message, 0);
+	strbuf_init(&e->build_error, 0);
+	strbuf_init(&e->boot_evidence, 0);
+	ctx->all_evals = realloc(ctx->all_evals, (ctx->n_all + 1) * sizeof(*ctx->all_evals));
+	if (!ctx->all_evals)
+		abort();
+	ctx->all_evals[ctx->n_all++] = e;
+	return e;
+}
+
+static void eval_free(struct judge_eval *e)
+{
+	strbuf_release(&e->apply_message);
+	strbuf_release(&e->build_error);
+	strbuf_release(&e->boot_evidence);
+	ktap_run_release(&e->ktap);
+	free(e);
+}
+
+/* Apply patch @index on @parent, once per run. */
+static int apply_one(struct gate_ctx *ctx, const git_oid *parent, size_t index,
+		     struct apply_memo **ret, struct apply_outcome *outcome_out, struct strbuf *err)
+{
+	const struct queue_patch *p = &ctx->snap->patches[index];
+	struct apply_outcome outcome;
+	struct apply_memo *m;
+	char *message;
+	int r;
+
+	for (size_t i = 0; i < ctx->n_applies; i++)
+		if (ctx->applies[i].index == index && git_oid_equal(&ctx->applies[i].parent, parent)) {
+			*ret = &ctx->applies[i];
+			return 0;
+		}
+	memset(&outcome, 0, sizeof(outcome));
+	strbuf_init(&outcome.message, 0);
+	if (asprintf(&message, "%s\n\nqueue %s, patch %zu: %s\n",
+		     p->header.subject ? p->header.subject : p->name, ctx->snap->queue, index + 1,
+		     p->name) < 0)
+		abort();
+	ctx->applies = realloc(ctx->applies, (ctx->n_applies + 1) * sizeof(*ctx->applies));
+	if (!ctx->applies)
+		abort();
+	m = &ctx->applies[ctx->n_applies];
+	memset(m, 0, sizeof(*m));
+	git_oid_cpy(&m->parent, parent);
+	m->index = index;
+	r = tree_apply(ctx->tree, parent, &p->parsed, message, &m->commit, &outcome, err);
+	free(message);
+	if (r < 0) {
+		apply_outcome_release(&outcome);
+		return r;
+	}
+	if (outcome.status == APPLY_FAILED) {
+		m->failed = true;
+		m->message = strdup(outcome.message.buf);
+	}
+	ctx->n_applies++;
+	*ret = m;
+	if (outcome_out)
+		*outcome_out = outcome;
+	else
+		apply_outcome_release(&outcome);
+	return 0;
+}
+
+static struct judge_eval *memo_find(struct gate_ctx *ctx, const char *tree)
+{
+	for (size_t i = ctx->n_evals; i-- > 0;)
+		if (strcmp(ctx->evals[i].tree, tree) == 0)
+			return ctx->evals[i].eval;
+	return NULL;
+}
+
+static void memo_put(struct gate_ctx *ctx, const char *tree, struct judge_eval *e)
+{
+	ctx->evals = realloc(ctx->evals, (ctx->n_evals + 1) * sizeof(*ctx->evals));
+	if (!ctx->evals)
+		abort();
+	snprintf(ctx->evals[ctx->n_evals].tree, sizeof(ctx->evals[0].tree), "%s", tree);
+	ctx->evals[ctx->n_evals].eval = e;
+	ctx->n_evals++;
+}
+
+/* Check out and build @commit unless the build directory already holds it. */
+static int ensure_built(struct gate_ctx *ctx, const git_oid *commit, const char *tree_hex,
+			const struct tree_key *key, bool *ret_ok, struct strbuf *first_error,
+			struct strbuf *err)
+{
+	enum build_status status;
+	double start;
+	int r;
+
+	if (strcmp(ctx->built_tree, tree_hex) == 0) {
+		*ret_ok = true;
+		return 0;
+	}
+	r = tree_checkout(ctx->tree, commit, err);
+	if (r < 0)
+		return r;
+	fprintf(stderr, "# building tree %.12s\n", tree_hex);
+	start = now_seconds();
+	r = kernel_build(ctx->env, &status, first_error, err);
+	ctx->builds++;
+	ctx->built_tree[0] = '\0';
+	if (r < 0)
+		return r;
+	*ret_ok = status == BUILD_OK;
+	if (*ret_ok)
+		snprintf(ctx->built_tree, sizeof(ctx->built_tree), "%s", tree_hex);
+	if (db_build_put(ctx->db, key, *ret_ok, *ret_ok ? NULL : first_error->buf,
+			 now_seconds() - start) < 0)
+		return db_error(ctx->db, "recording a build", err);
+	return 0;
+}
+
+static int boot(struct gate_ctx *ctx, const struct tree_key *key, struct judge_eval *e,
+		struct strbuf *err)
+{
+	struct strbuf console = STRBUF_INIT, ktap_err = STRBUF_INIT;
+	enum boot_status status;
+	double start = now_seconds();
+	int r;
+
+	fprintf(stderr, "# booting tree %.12s\n", key->tree);
+	r = kernel_boot(ctx->env, &console, &status, &e->boot_evidence, err);
+	ctx->boots++;
+	if (r < 0)
+		goto out;
+	e->boot_status = status;
+	e->boot_failed = status != BOOT_OK;
+	if (!e->boot_failed && ktap_parse(console.buf, console.len, &e->ktap, &ktap_err) < 0) {
+		e->boot_failed = true;
+		e->boot_status = BOOT_INCOMPLETE;
+		strbuf_addf(&e->boot_evidence, "%s\n", ktap_err.buf);
+	}
+	if (db_boot_put(ctx->db, key, e, ctx->env->accel, now_seconds() - start) < 0)
+		r = db_error(ctx->db, "recording a boot", err);
+out:
+	strbuf_release(&console);
+	strbuf_release(&ktap_err);
+	return r;
+}
+
+static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
+		    const struct judge_eval **ret, struct strbuf *err)
+{
+	struct gate_ctx *ctx = opaque;
+	git_oid commit = ctx->tree->base;
+	char tree_hex[GIT_OID_HEXSZ + 1];
+	struct tree_key key;
+	struct judge_eval *e;
+	bool found, ok;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		struct apply_memo *m;
+
+		r = apply_one(ctx, &commit, subset[i], &m, NULL, err);
+		if (r < 0)
+			return r;
+		if (m->failed) {
+			e = eval_new(ctx);
+			e->apply_failed = true;
+			e->apply_failed_at = subset[i];
+			strbuf_addf(&e->apply_message, "%s (on top of the queue without the dropped patches)",
+				    m->message ? m->message : "does not apply");
+			*ret = e;
+			return 0;
+		}
+		commit = m->commit;
+	}
+	r = tree_id_hex(ctx->tree, &commit, tree_hex);
+	if (r < 0) {
+		strbuf_addf(err, "tree: cannot read the tree of a commit");
+		return r;
+	}
+	if (!fresh && (e = memo_find(ctx, tree_hex))) {
+		*ret = e;
+		return 0;
+	}
+	key.tree = tree_hex;
+	key.config = ctx->env->config_stamp;
+	key.suite = ctx->env->suite_version;
+	e = eval_new(ctx);
+	r = db_build_get(ctx->db, &key, &found, &ok, &e->build_error);
+	if (r < 0)
+		return db_error(ctx->db, "reading builds", err);
+	if (found && !ok) {
+		e->build_failed = true;
+		goto done;
+	}
+	if (found) {
+		/* a fresh boot is the tree's second; a re-gate reuses it too */
+		r = db_boot_get(ctx->db, &key, fresh ? 2 : 1, &found, e);
+		if (r < 0)
+			return db_error(ctx->db, "reading boots", err);
+		if (found)
+			goto done;
+	}
+	strbuf_reset(&e->build_error);
+	r = ensure_built(ctx, &commit, tree_hex, &key, &ok, &e->build_error, err);
+	if (r < 0)
+		return r;
+	if (!ok) {
+		e->build_failed = true;
+		goto done;
+	}
+	r = boot(ctx, &key, e, err);
+	if (r < 0)
+		return r;
+done:
+	memo_put(ctx, tree_hex, e);
+	*ret = e;
+	return 0;
+}
+
+static const char *apply_status_name(enum apply_status s)
+{
+	switch (s) {
+	case APPLY_CLEAN: return "applied";
+	case APPLY_OFFSET: return "offset";
+	case APPLY_ALREADY: return "already";
+	case APPLY_FAILED: return "failed";
+	}
+	return "failed";
+}
+
+static json_t *names_json(const struct name_list *list)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < list->n; i++)
+		json_array_append_new(a, json_string(list->names[i]));
+	return a;
+}
+
+/* The base release, e.g. 6.1.192, from the tree's Makefile. */
+static char *base_release(const struct kernel_env *env)
+{
+	struct strbuf mk = STRBUF_INIT;
+	char *path, *out;
+	const char *keys[] = { "VERSION = ", "PATCHLEVEL = ", "SUBLEVEL = " };
+	char parts[3][16] = { "", "", "" };
+
+	if (asprintf(&path, "%s/Makefile", env->src) < 0)
+		abort();
+	strbuf_read_file(&mk, path);
+	for (int k = 0; k < 3; k++) {
+		char *at = strstr(mk.buf, keys[k]);
+
+		if (at && (at == mk.buf || at[-1] == '\n'))
+			sscanf(at + strlen(keys[k]), "%15[0-9]", parts[k]);
+	}
+	if (parts[0][0] && parts[1][0])
+		out = parts[2][0] ? (asprintf(&out, "%s.%s.%s", parts[0], parts[1], parts[2]) < 0 ? NULL : out)
+				  : (asprintf(&out, "%s.%s", parts[0], parts[1]) < 0 ? NULL : out);
+	else
+		out = strdup(env->version);
+	free(path);
+	strbuf_release(&mk);
+	if (!out)
+		abort();
+	return out;
+}
+
+static bool touches_exercised(const struct queue_patch *p, char *const *used, size_t n_used)
+{
+	for (size_t f = 0; f < p->parsed.n_files; f++) {
+		const struct patch_file *pf = &p->parsed.files[f];
+
+		if (pf->old_path && kernel_path_exercised(used, n_used, pf->old_path))
+			return true;
+		if (pf->new_path && kernel_path_exercised(used, n_used, pf->new_path))
+			return true;
+		/* a new file can only matter through a Makefile or a header that is used */
+	}
+	return false;
+}
+
+static int record_snapshot(sqlite3 *db, const struct queue_snapshot *snap, sqlite3_int64 *ret_id,
+			   sqlite3_int64 *patch_ids)
+{
+	sqlite3_stmt *st = NULL;
+	int r = -EIO;
+
+	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO snapshot (queue, source, ref, commit_id, content_hash) "
+			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, snap->queue, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, snap->source, -1, SQLITE_STATIC);
+	if (snap->ref)
+		sqlite3_bind_text(st, 3, snap->ref, -1, SQLITE_STATIC);
+	if (snap->commit[0])
+		sqlite3_bind_text(st, 4, snap->commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, snap->content_hash, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT id FROM snapshot WHERE queue = ? AND content_hash = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, snap->queue, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, snap->content_hash, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto out;
+	*ret_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct queue_patch *p = &snap->patches[i];
+
+		if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO patch (snapshot_id, position, name, upstream, "
+				       "subject, author, content_hash, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				       -1, &st, NULL) != SQLITE_OK)
+			goto out;
+		sqlite3_bind_int64(st, 1, *ret_id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
+		sqlite3_bind_text(st, 3, p->name, -1, SQLITE_STATIC);
+		if (p->content && p->header.upstream[0])
+			sqlite3_bind_text(st, 4, p->header.upstream, -1, SQLITE_STATIC);
+		if (p->content && p->header.subject)
+			sqlite3_bind_text(st, 5, p->header.subject, -1, SQLITE_STATIC);
+		if (p->content && p->header.author)
+			sqlite3_bind_text(st, 6, p->header.author, -1, SQLITE_STATIC);
+		if (p->hash[0])
+			sqlite3_bind_text(st, 7, p->hash, -1, SQLITE_STATIC);
+		if (p->error)
+			sqlite3_bind_text(st, 8, p->error, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+		sqlite3_finalize(st);
+		st = NULL;
+		if (sqlite3_prepare_v2(db, "SELECT id FROM patch WHERE snapshot_id = ? AND position = ?",
+				       -1, &st, NULL) != SQLITE_OK)
+			goto out;
+		sqlite3_bind_int64(st, 1, *ret_id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
+		if (sqlite3_step(st) != SQLITE_ROW)
+			goto out;
+		patch_ids[i] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int exec_bind(sqlite3 *db, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	va_start(ap, fmt);
+	for (int i = 0; fmt[i]; i++) {
+		if (fmt[i] == 'i') {
+			sqlite3_bind_int64(st, i + 1, va_arg(ap, sqlite3_int64));
+		} else if (fmt[i] == 'd') {
+			sqlite3_bind_double(st, i + 1, va_arg(ap, double));
+		} else {
+			const char *s = va_arg(ap, const char *);
+
+			if (s)
+				sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT);
+		}
+	}
+	va_end(ap);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
+	     const struct queue_snapshot *snap, const struct gate_options *opts,
+	     json_t **ret_report, struct strbuf *err)
+{
+	struct gate_ctx ctx = { .env = env, .tree = tree, .db = db, .snap = snap };
+	struct judge_patch *jp = calloc(snap->n ? snap->n : 1, sizeof(*jp));
+	struct apply_outcome *outcomes = calloc(snap->n ? snap->n : 1, sizeof(*outcomes));
+	sqlite3_int64 *patch_ids = calloc(snap->n ? snap->n : 1, sizeof(*patch_ids));
+	struct judge_options jopts = { .drop_on_quirk = opts->drop_on_quirk };
+	struct judge_oracle oracle = { evaluate, &ctx };
+	struct judge_result result;
+	const struct judge_eval *base_eval;
+	sqlite3_int64 snapshot_id = 0, run_id = 0;
+	json_t *report = NULL, *patches_json, *drop_json;
+	git_oid head = tree->base;
+	char **used = NULL;
+	size_t n_used = 0;
+	char *release = base_release(env);
+	double start = now_seconds();
+	bool any_drop = false;
+	int r;
+
+	if (!jp || !outcomes || !patch_ids)
+		abort();
+	judge_result_init(&result, snap->n);
+	*ret_report = NULL;
+	if (record_snapshot(db, snap, &snapshot_id, patch_ids) < 0 ||
+	    exec_bind(db, "INSERT INTO run (snapshot_id, base, suite, verdict) VALUES (?, ?, ?, 'running')",
+		      "iss", snapshot_id, release, env->suite_version) < 0) {
+		r = db_error(db, "recording the snapshot", err);
+		goto out;
+	}
+	run_id = sqlite3_last_insert_rowid(db);
+
+	/* Apply the queue once, in order; what does not apply is left out. */
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct queue_patch *p = &snap->patches[i];
+		struct apply_memo *m;
+
+		jp[i].name = p->name;
+		jp[i].upstream = p->content ? p->header.upstream : "";
+		jp[i].stable_deps = p->content ? (const char (*)[41])p->header.stable_deps : NULL;
+		jp[i].n_stable_deps = p->content ? p->header.n_stable_deps : 0;
+		strbuf_init(&outcomes[i].message, 0);
+		if (p->error) {
+			jp[i].unusable = true;
+			result.verdicts[i].status = PATCH_DROP;
+			result.verdicts[i].reason = REASON_APPLY;
+			strbuf_addf(&result.verdicts[i].evidence, "%s\n", p->error);
+			outcomes[i].status = APPLY_FAILED;
+			strbuf_addf(&outcomes[i].message, "refused: %s", p->error);
+			continue;
+		}
+		strbuf_release(&outcomes[i].message);
+		r = apply_one(&ctx, &head, i, &m, &outcomes[i], err);
+		if (r < 0)
+			goto out;
+		if (m->failed) {
+			jp[i].unusable = true;
+			result.verdicts[i].status = PATCH_DROP;
+			result.verdicts[i].reason = REASON_APPLY;
+			strbuf_addf(&result.verdicts[i].evidence, "%s\n", m->message);
+			continue;
+		}
+		head = m->commit;
+	}
+
+	/* Build base first: its dependency files say what the kernel compiles. */
+	r = evaluate(&ctx, NULL, 0, false, &base_eval, err);
+	if (r < 0)
+		goto out;
+	r = kernel_used_files(env, &used, &n_used);
+	if (r == 0 && n_used == 0) {
+		/* base came from the record: build it once to learn the dependencies */
+		char base_tree[GIT_OID_HEXSZ + 1];
+		struct tree_key key = { base_tree, env->config_stamp, env->suite_version };
+		struct strbuf fe = STRBUF_INIT;
+		bool ok;
+
+		tree_id_hex(tree, &tree->base, base_tree);
+		r = ensure_built(&ctx, &tree->base, base_tree, &key, &ok, &fe, err);
+		strbuf_release(&fe);
+		if (r == 0)
+			r = kernel_used_files(env, &used, &n_used);
+	}
+	if (r < 0) {
+		strbuf_addf(err, "impact: cannot read the build's dependency files in %s", env->build);
+		goto out;
+	}
+	for (size_t i = 0; i < snap->n; i++)
+		if (!jp[i].unusable)
+			jp[i].exercised = outcomes[i].status != APPLY_ALREADY &&
+					  touches_exercised(&snap->patches[i], used, n_used);
+
+	r = judge_run(jp, snap->n, &jopts, &oracle, &result, err);
+	if (r < 0)
+		goto out;
+
+	report = json_object();
+	patches_json = json_array();
+	drop_json = json_array();
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct queue_patch *p = &snap->patches[i];
+		const struct patch_verdict *v = &result.verdicts[i];
+		const char *reason = drop_reason_name(v->reason);
+		json_t *o = json_object(), *apply = json_object();
+
+		json_object_set_new(o, "name", json_string(p->name));
+		json_object_set_new(o, "upstream", p->content && p->header.upstream[0]
+				    ? json_string(p->header.upstream) : json_null());
+		json_object_set_new(o, "subject", p->content && p->header.subject
+				    ? json_string(p->header.subject) : json_null());
+		json_object_set_new(o, "status", json_string(patch_status_name(v->status)));
+		json_object_set_new(o, "reason", v->status == PATCH_DROP && reason
+				    ? json_string(reason) : json_null());
+		json_object_set_new(o, "regressions", names_json(&v->regressions));
+		json_object_set_new(o, "changes", names_json(&v->changes));
+		json_object_set_new(apply, "status", json_string(p->error ? "refused"
+						: apply_status_name(outcomes[i].status)));
+		json_object_set_new(apply, "offset", json_integer(outcomes[i].offset));
+		json_object_set_new(apply, "message", json_string(outcomes[i].message.buf));
+		json_object_set_new(o, "apply", apply);
+		json_object_set_new(o, "evidence", json_string(v->evidence.buf));
+		json_object_set_new(o, "steps", json_string(v->steps.buf));
+		json_array_append_new(patches_json, o);
+		if (v->status == PATCH_DROP) {
+			json_array_append_new(drop_json, json_string(p->name));
+			any_drop = true;
+		}
+		exec_bind(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, offset_lines, message) "
+			  "VALUES (?, ?, ?, ?, ?)", "iisis", run_id, patch_ids[i],
+			  p->error ? "refused" : apply_status_name(outcomes[i].status),
+			  (sqlite3_int64)outcomes[i].offset, outcomes[i].message.buf);
+		{
+			char *regs = json_dumps(json_object_get(o, "regressions"), JSON_COMPACT);
+			char *chg = json_dumps(json_object_get(o, "changes"), JSON_COMPACT);
+
+			exec_bind(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
+				  "regressions, changes, evidence, steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				  "iissssss", run_id, patch_ids[i], patch_status_name(v->status),
+				  v->status == PATCH_DROP ? reason : NULL, regs, chg, v->evidence.buf,
+				  v->steps.buf);
+			free(regs);
+			free(chg);
+		}
+	}
+	json_object_set_new(report, "run", json_integer(run_id));
+	json_object_set_new(report, "queue", json_string(snap->queue));
+	json_object_set_new(report, "base", json_string(release));
+	json_object_set_new(report, "verdict", json_string(any_drop ? "drop" : "pass"));
+	json_object_set_new(report, "source", json_string(snap->source));
+	json_object_set_new(report, "ref", snap->ref ? json_string(snap->ref) : json_null());
+	json_object_set_new(report, "commit", snap->commit[0] ? json_string(snap->commit) : json_null());
+	json_object_set_new(report, "snapshot", json_string(snap->content_hash));
+	json_object_set_new(report, "patches", patches_json);
+	json_object_set_new(report, "drop", drop_json);
+	json_object_set_new(report, "base_failing", names_json(&result.base_failing));
+	json_object_set_new(report, "flaky", names_json(&result.flaky));
+	{
+		json_t *stats = json_object();
+
+		json_object_set_new(stats, "builds", json_integer(ctx.builds));
+		json_object_set_new(stats, "boots", json_integer(ctx.boots));
+		json_object_set_new(stats, "evaluations", json_integer(result.evaluations));
+		json_object_set_new(stats, "reruns", json_integer(result.reruns));
+		json_object_set_new(stats, "seconds", json_real(now_seconds() - start));
+		json_object_set_new(stats, "accel", json_string(env->accel[0] ? env->accel : "none"));
+		json_object_set_new(report, "stats", stats);
+	}
+	r = 0;
+out:
+	if (run_id) {
+		const char *verdict = r < 0 ? "error" : any_drop ? "drop" : "pass";
+		char *text;
+
+		if (r < 0) {
+			report = json_object();
+			json_object_set_new(report, "run", json_integer(run_id));
+			json_object_set_new(report, "queue", json_string(snap->queue));
+			json_object_set_new(report, "base", json_string(release));
+			json_object_set_new(report, "verdict", json_string("error"));
+			json_object_set_new(report, "error", json_string(err->buf));
+			json_object_set_new(report, "patches", json_array());
+			json_object_set_new(report, "drop", json_array());
+		}
+		text = json_dumps(report, JSON_COMPACT);
+		if (exec_bind(db, "UPDATE run SET verdict = ?, error = ?, report = ?, builds = ?, boots = ?, "
+			      "evaluations = ?, seconds = ?, finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
+			      "WHERE id = ?", "sssiiidi", verdict, r < 0 ? err->buf : NULL, text,
+			      (sqlite3_int64)ctx.builds, (sqlite3_int64)ctx.boots,
+			      (sqlite3_int64)result.evaluations, now_seconds() - start, run_id) < 0 && r == 0)
+			r = db_error(db, "recording the verdict", err);
+		free(text);
+	}
+	*ret_report = report;
+	for (size_t i = 0; i < snap->n; i++)
+		apply_outcome_release(&outcomes[i]);
+	for (size_t i = 0; i < n_used; i++)
+		free(used[i]);
+	free(used);
+	for (size_t i = 0; i < ctx.n_applies; i++)
+		free(ctx.applies[i].message);
+	free(ctx.applies);
+	for (size_t i = 0; i < ctx.n_all; i++)
+		eval_free(ctx.all_evals[i]);
+	free(ctx.all_evals);
+	free(ctx.evals);
+	judge_result_release(&result);
+	free(jp);
+	free(outcomes);
+	free(patch_ids);
+	free(release);
+	return r;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gate: one queue snapshot, from patches to verdict.
+ *
+ * Applies the queue once in order (one commit per patch, recording
+ * applied / offset / already applied / does not apply), works out which
+ * patches touch what the test kernel compiles, and hands the judge an
+ * oracle that turns "base plus these patches" into a build and a boot,
+ * reusing any result recorded for the same git tree. Everything it learns
+ * goes into the database; the report is a JSON object (report.h renders
+ * it for people).
+ */
+#ifndef GATE_GATE_H
+#define GATE_GATE_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "kernel.h"
+#include "queue.h"
+#include "tree.h"
+
+struct gate_options {
+	bool drop_on_quirk;
+};
+
+/*
+ * Gate @snap. Returns 0 with *ret_report (a new reference; the caller
+ * decrefs) whose "verdict" is "pass" or "drop", or -errno with @err when
+ * no verdict could be reached; then *ret_report, if set, holds the error
+ * report that was recorded.
+ */
+int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
+	     const struct queue_snapshot *snap, const struct gate_options *opts,
+	     json_t **ret_report, struct strbuf *err);
+
+#endif

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/* backport-gate: a regression gate for stable kernel backports. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "run", cmd_run, "gate one queue once: apply, build, boot, judge, report" },
+	{ "report", cmd_report, "print a recorded run's report" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: backport-gate COMMAND [ARGS]\n\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_NO_VERDICT;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "backport-gate: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_NO_VERDICT;
+}

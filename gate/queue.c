@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <git2.h>
+
+#include "queue.h"
+#include "series.h"
+
+static char *xstrdup(const char *s)
+{
+	char *out = strdup(s);
+
+	if (!out)
+		abort();
+	return out;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+
+	va_start(ap, fmt);
+	if (vasprintf(&out, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return out;
+}
+
+static void git_error_to(struct strbuf *err, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	strbuf_addf(err, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+/* Where the bytes of the queue come from. */
+struct source {
+	git_repository *repo;		/* NULL for a directory */
+	git_tree *tree;
+	char *dir;			/* the series folder on disk, for a directory */
+	char *prefix;			/* the series folder inside the tree */
+};
+
+/* Read @name (relative to the series folder). -ENOENT, -EISDIR, -ELOOP, -E2BIG. */
+static int source_read(struct source *s, const char *name, size_t cap, struct strbuf *out)
+{
+	if (s->repo) {
+		char *path = s->prefix[0] ? xasprintf("%s/%s", s->prefix, name) : xstrdup(name);
+		git_tree_entry *entry = NULL;
+		git_blob *blob = NULL;
+		int r = 0;
+
+		if (git_tree_entry_bypath(&entry, s->tree, path) < 0)
+			r = -ENOENT;
+		else if (git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
+			r = -ELOOP;
+		else if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
+			r = -EISDIR;
+		else if (git_blob_lookup(&blob, s->repo, git_tree_entry_id(entry)) < 0)
+			r = -EIO;
+		else if ((size_t)git_blob_rawsize(blob) > cap)
+			r = -E2BIG;
+		else
+			r = strbuf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+		git_blob_free(blob);
+		git_tree_entry_free(entry);
+		free(path);
+		return r;
+	} else {
+		char *path = xasprintf("%s/%s", s->dir, name);
+		char real[PATH_MAX], real_dir[PATH_MAX];
+		struct stat st;
+		int r;
+
+		/* A file reached through a symlink that leaves the queue is not read. */
+		if (lstat(path, &st) < 0) {
+			r = -errno;
+		} else if (!realpath(path, real) || !realpath(s->dir, real_dir)) {
+			r = -errno;
+		} else if (strncmp(real, real_dir, strlen(real_dir)) != 0 ||
+			   real[strlen(real_dir)] != '/') {
+			r = -ELOOP;
+		} else if (stat(real, &st) < 0) {
+			r = -errno;
+		} else if (!S_ISREG(st.st_mode)) {
+			r = -EISDIR;
+		} else if ((size_t)st.st_size > cap) {
+			r = -E2BIG;
+		} else {
+			out->cap = cap;
+			r = strbuf_read_file(out, real);
+		}
+		free(path);
+		return r;
+	}
+}
+
+static bool is_url(const char *s)
+{
+	return strstr(s, "://") != NULL;
+}
+
+/* Clone (bare) or fetch @url into the cache; the repository is returned. */
+static int fetch(const char *url, const char *cache, git_repository **ret, struct strbuf *err)
+{
+	char hash[SHA256_HEX_LEN + 1], *path;
+	git_remote *remote = NULL;
+	int r = 0;
+
+	sha256_hex(url, strlen(url), hash);
+	hash[16] = '\0';
+	path = xasprintf("%s/queues/%s.git", cache, hash);
+	if (git_repository_open_bare(ret, path) == 0) {
+		git_fetch_options opts;
+
+		git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+		opts.prune = GIT_FETCH_PRUNE;
+		if (git_remote_lookup(&remote, *ret, "origin") < 0 ||
+		    git_remote_fetch(remote, NULL, &opts, NULL) < 0) {
+			git_error_to(err, url);
+			r = -EIO;
+		}
+	} else {
+		git_clone_options opts;
+		char *tmp = xasprintf("%s.tmp", path);
+		char *parent = xasprintf("%s/queues", cache);
+
+		git_clone_options_init(&opts, GIT_CLONE_OPTIONS_VERSION);
+
+		mkdir(cache, 0755);
+		mkdir(parent, 0755);
+		opts.bare = 1;
+		/* A clone that dies half-way must not be mistaken for a clone. */
+		if (git_clone(ret, url, tmp, &opts) < 0) {
+			git_error_to(err, url);
+			r = -EIO;
+		} else {
+			git_repository_free(*ret);
+			*ret = NULL;
+			if (rename(tmp, path) < 0 || git_repository_open_bare(ret, path) < 0) {
+				strbuf_addf(err, "%s: cannot keep the clone in %s", url, path);
+				r = -EIO;
+			}
+		}
+		free(tmp);
+		free(parent);
+	}
+	git_remote_free(remote);
+	free(path);
+	return r;
+}
+
+static int resolve_tree(git_repository *repo, const char *ref, bool fetched, struct source *s,
+			char commit_hex[41], struct strbuf *err)
+{
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	char *spec;
+	int r = 0;
+
+	if (!ref)
+		spec = xstrdup("HEAD");
+	else
+		spec = xstrdup(ref);
+	if (git_revparse_single(&obj, repo, spec) < 0 && fetched) {
+		/* a branch of the remote, as fetched */
+		char *remote_spec = xasprintf("refs/remotes/origin/%s", spec);
+
+		if (git_revparse_single(&obj, repo, remote_spec) < 0)
+			obj = NULL;
+		free(remote_spec);
+	}
+	if (!obj || git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT) < 0 ||
+	    git_commit_tree(&s->tree, commit) < 0) {
+		strbuf_addf(err, "queue: ref '%s' does not name a commit", spec);
+		r = -ENOENT;
+	} else {
+		git_oid_tostr(commit_hex, 41, git_commit_id(commit));
+	}
+	git_commit_free(commit);
+	git_object_free(obj);
+	free(spec);
+	return r;
+}
+
+static const char *read_error_reason(int r)
+{
+	switch (r) {
+	case -ENOENT: return "is named in the series but not in the queue";
+	case -ELOOP: return "is a symlink that leaves the queue";
+	case -EISDIR: return "is not a regular file";
+	case -E2BIG: return "is larger than the 16 MiB a patch may be";
+	default: return "cannot be read";
+	}
+}
+
+static void load_patch(struct source *s, const char *origin, const struct series_entry *e,
+		       struct queue_patch *p)
+{
+	struct strbuf content = STRBUF_INIT, err = STRBUF_INIT;
+	int r;
+
+	p->name = xstrdup(e->name);
+	p->series_line = e->line;
+	if (e->error) {
+		p->error = xstrdup(e->error);
+		return;
+	}
+	r = source_read(s, e->name, QUEUE_MAX_PATCH_BYTES, &content);
+	if (r < 0) {
+		p->error = xasprintf("%s:%u: %s %s", origin, e->line, e->name, read_error_reason(r));
+		strbuf_release(&content);
+		return;
+	}
+	sha256_hex(content.buf, content.len, p->hash);
+	p->len = content.len;
+	p->content = strbuf_detach(&content, NULL);
+	patch_header_parse(p->content, p->len, &p->header);
+	r = patch_parse(p->content, p->len, &p->parsed, &err);
+	if (r < 0)
+		p->error = xasprintf("%s: %s", e->name, err.buf);
+	strbuf_release(&err);
+}
+
+int queue_load(const struct queue_request *req, struct queue_snapshot *ret, struct strbuf *err)
+{
+	struct source s = { 0 };
+	struct strbuf series_text = STRBUF_INIT;
+	struct series series = { 0 };
+	const char *series_dir = req->series_dir ? req->series_dir : req->default_series_dir;
+	char *origin = NULL;
+	struct hash_ctx *h;
+	struct stat st;
+	int r = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	git_libgit2_init();
+	ret->source = xstrdup(req->source);
+	if (is_url(req->source)) {
+		r = fetch(req->source, req->cache, &s.repo, err);
+		if (r < 0)
+			goto out;
+		r = resolve_tree(s.repo, req->ref, true, &s, ret->commit, err);
+	} else if (stat(req->source, &st) < 0) {
+		strbuf_addf(err, "queue: %s: %s", req->source, strerror(errno));
+		r = -errno;
+		goto out;
+	} else if (git_repository_open_ext(&s.repo, req->source, GIT_REPOSITORY_OPEN_NO_SEARCH,
+					   NULL) == 0) {
+		r = resolve_tree(s.repo, req->ref, false, &s, ret->commit, err);
+	} else {
+		if (req->ref) {
+			strbuf_addf(err, "queue: %s is a plain directory: --ref needs a git repository",
+				    req->source);
+			r = -EINVAL;
+			goto out;
+		}
+		s.repo = NULL;
+	}
+	if (r < 0)
+		goto out;
+	if (s.repo) {
+		ret->ref = xstrdup(req->ref ? req->ref : "HEAD");
+		s.prefix = xstrdup(series_dir);
+		ret->queue = xstrdup(series_dir);
+	} else {
+		char *direct = xasprintf("%s/series", req->source);
+
+		if (req->series_dir || access(direct, R_OK) < 0) {
+			s.dir = xasprintf("%s/%s", req->source, series_dir);
+			ret->queue = xstrdup(series_dir);
+		} else {
+			const char *base;
+
+			s.dir = xstrdup(req->source);
+			while (strlen(s.dir) > 1 && s.dir[strlen(s.dir) - 1] == '/')
+				s.dir[strlen(s.dir) - 1] = '\0';
+			base = strrchr(s.dir, '/');
+			ret->queue = xstrdup(base ? base + 1 : s.dir);
+		}
+		free(direct);
+	}
+	origin = xasprintf("%s/series", ret->queue);
+	r = source_read(&s, "series", QUEUE_MAX_SERIES_BYTES, &series_text);
+	if (r < 0) {
+		strbuf_addf(err, "queue: no series file: %s %s in %s", origin,
+			    r == -ENOENT ? "does not exist" : read_error_reason(r), req->source);
+		goto out;
+	}
+	r = series_parse(series_text.buf, series_text.len, origin, &series, err);
+	if (r < 0)
+		goto out;
+	ret->patches = calloc(series.n_entries ? series.n_entries : 1, sizeof(*ret->patches));
+	if (!ret->patches)
+		abort();
+	ret->n = series.n_entries;
+	h = hash_begin();
+	hash_feed(h, series_text.buf, series_text.len);
+	for (size_t i = 0; i < series.n_entries; i++) {
+		load_patch(&s, origin, &series.entries[i], &ret->patches[i]);
+		hash_feed(h, ret->patches[i].name, strlen(ret->patches[i].name) + 1);
+		hash_feed(h, ret->patches[i].hash, strlen(ret->patches[i].hash) + 1);
+	}
+	hash_finish(h, ret->content_hash);
+out:
+	series_release(&series);
+	strbuf_release(&series_text);
+	git_tree_free(s.tree);
+	git_repository_free(s.repo);
+	free(s.dir);
+	free(s.prefix);
+	free(origin);
+	return r;
+}
+
+void queue_snapshot_release(struct queue_snapshot *snapshot)
+{
+	for (size_t i = 0; i < snapshot->n; i++) {
+		struct queue_patch *p = &snapshot->patches[i];
+
+		free(p->name);
+		free(p->content);
+		free(p->error);
+		if (p->content)
+			patch_header_release(&p->header);
+		if (p->content)
+			patch_release(&p->parsed);
+	}
+	free(snapshot->patches);
+	free(snapshot->queue);
+	free(snapshot->source);
+	free(snapshot->ref);
+	memset(snapshot, 0, sizeof(*snapshot));
+}

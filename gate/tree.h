@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tree: the packaged kernel tree as a git repository (libgit2).
+ *
+ * The tarball is extracted once into the cache and imported as the base
+ * commit (tag "base"); every candidate patch becomes one commit on top of
+ * its predecessor, applied in memory through an index, so any prefix of a
+ * queue is a commit that can be checked out. Checking out rewrites only
+ * the files that differ, which keeps the kernel build incremental.
+ */
+#ifndef GATE_TREE_H
+#define GATE_TREE_H
+
+#include <git2.h>
+
+#include "apply.h"
+#include "kernel.h"
+#include "patch.h"
+#include "strbuf.h"
+
+struct kernel_tree {
+	git_repository *repo;
+	git_oid base;		/* the base commit */
+	char *workdir;
+	/* the index of the last commit applied to, reused by the next apply */
+	git_index *index;
+	git_oid index_commit;
+	bool index_valid;
+};
+
+/* Open the tree under env->src, extracting and importing it the first time. */
+int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct strbuf *err);
+void tree_close(struct kernel_tree *tree);
+
+/*
+ * Apply @patch on top of commit @parent. On APPLY_CLEAN or APPLY_OFFSET a
+ * commit with @message is created and returned in @ret_commit; on
+ * APPLY_ALREADY @ret_commit is @parent; on APPLY_FAILED it is untouched.
+ * Returns 0 with @outcome filled, or -errno (repository trouble, @err).
+ */
+int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct patch *patch,
+	       const char *message, git_oid *ret_commit, struct apply_outcome *outcome,
+	       struct strbuf *err);
+
+/* Make the working tree match @commit; only differing files are written. */
+int tree_checkout(struct kernel_tree *tree, const git_oid *commit, struct strbuf *err);
+
+/* The tree id of @commit, as 40 hex digits in @out. */
+int tree_id_hex(struct kernel_tree *tree, const git_oid *commit, char out[GIT_OID_HEXSZ + 1]);
+
+#endif

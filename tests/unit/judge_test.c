@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The judge against a fake oracle whose patches have known effects: the
+ * verdicts must name every culprit with its reason and evidence, never
+ * blame a case already failing on base or a flaky one, pin quirk changes
+ * without dropping, and flag Stable-dep-of dependants.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "judge.h"
+
+/* Cases of the fake suite; c5 already fails on base, q1 is a quirk. */
+static const char *const case_names[] = { "c1", "c2", "c3", "c4", "c5", "q1" };
+#define N_CASES 6
+
+struct effect {
+	bool build, boot, no_apply;
+	const char *breaks;	/* a contract case it makes fail */
+	const char *changes;	/* a quirk case it changes */
+	const char *flaky;	/* a case that fails on the first boot only */
+};
+
+struct fake {
+	const struct effect *effects;
+	struct judge_eval *evals[256];
+	size_t n_evals;
+	unsigned calls, fresh_calls;
+};
+
+static void add_case(struct judge_eval *e, const char *name, bool quirk, enum case_status st)
+{
+	struct case_result *c = &e->ktap.cases[e->ktap.n_cases++];
+
+	c->name = strdup(name);
+	c->quirk = quirk;
+	c->status = st;
+	c->diagnostic = strdup(st == CASE_PASS ? "" : "expected x, got y");
+}
+
+static int fake_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
+			 const struct judge_eval **ret, struct strbuf *err)
+{
+	struct fake *f = ctx;
+	struct judge_eval *e = calloc(1, sizeof(*e));
+
+	(void)err;
+	f->calls++;
+	f->fresh_calls += fresh;
+	strbuf_init(&e->apply_message, 0);
+	strbuf_init(&e->build_error, 0);
+	strbuf_init(&e->boot_evidence, 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct effect *x = &f->effects[subset[i]];
+
+		if (x->no_apply && !e->apply_failed) {
+			e->apply_failed = true;
+			e->apply_failed_at = subset[i];
+			strbuf_addf(&e->apply_message, "fs/x.c: hunk 1 does not match");
+		}
+		if (x->build && !e->build_failed) {
+			e->build_failed = true;
+			strbuf_addf(&e->build_error, "fs/x.c:1:1: error: broken by patch %zu", subset[i]);
+		}
+		e->boot_failed |= x->boot;
+	}
+	if (e->boot_failed) {
+		e->boot_status = BOOT_PANIC;
+		strbuf_addf(&e->boot_evidence, "Kernel panic - not syncing: fake");
+	}
+	if (!e->build_failed && !e->boot_failed && !e->apply_failed) {
+		e->ktap.cases = calloc(N_CASES, sizeof(*e->ktap.cases));
+		e->ktap.planned = N_CASES;
+		e->ktap.complete = true;
+		for (size_t c = 0; c < N_CASES; c++) {
+			enum case_status st = strcmp(case_names[c], "c5") ? CASE_PASS : CASE_FAIL;
+			bool quirk = case_names[c][0] == 'q';
+
+			for (size_t i = 0; i < n; i++) {
+				const struct effect *x = &f->effects[subset[i]];
+
+				if (x->breaks && !strcmp(x->breaks, case_names[c]))
+					st = CASE_FAIL;
+				if (x->changes && !strcmp(x->changes, case_names[c]))
+					st = CASE_QUIRK_CHANGED;
+				if (x->flaky && !fresh && !strcmp(x->flaky, case_names[c]))
+					st = CASE_FAIL;
+			}
+			add_case(e, case_names[c], quirk, st);
+		}
+	}
+	f->evals[f->n_evals++] = e;
+	*ret = e;
+	return 0;
+}
+
+static void fake_release(struct fake *f)
+{
+	for (size_t i = 0; i < f->n_evals; i++) {
+		strbuf_release(&f->evals[i]->apply_message);
+		strbuf_release(&f->evals[i]->build_error);
+		strbuf_release(&f->evals[i]->boot_evidence);
+		ktap_run_release(&f->evals[i]->ktap);
+		free(f->evals[i]);
+	}
+}
+
+struct scenario {
+	struct judge_patch patches[32];
+	struct effect effects[32];
+	size_t n;
+	struct fake fake;
+	struct judge_result result;
+	struct judge_options opts;
+	struct strbuf err;
+	int r;
+};
+
+static void setup_queue(struct scenario *s, size_t n)
+{
+	static char names[32][16];
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "%04zu.patch", i + 1);
+		s->patches[i].name = names[i];
+		s->patches[i].upstream = "";
+		s->patches[i].exercised = true;
+	}
+	strbuf_init(&s->err, 0);
+}
+
+static void judge(struct scenario *s)
+{
+	struct judge_oracle oracle = { fake_evaluate, &s->fake };
+
+	s->fake.effects = s->effects;
+	judge_result_init(&s->result, s->n);
+	s->r = judge_run(s->patches, s->n, &s->opts, &oracle, &s->result, &s->err);
+}
+
+static void release(struct scenario *s)
+{
+	judge_result_release(&s->result);
+	fake_release(&s->fake);
+	strbuf_release(&s->err);
+}
+
+static void drops_are(struct scenario *s, const char *expected)
+{
+	char got[512] = "";
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->result.verdicts[i].status == PATCH_DROP)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%zu:%s",
+				 got[0] ? " " : "", i + 1,
+				 drop_reason_name(s->result.verdicts[i].reason));
+	assert_string_equal(got, expected);
+}
+
+static void test_clean_queue(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 8);
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "");
+	assert_true(s.result.confirmed);
+	/* base, the set, and the confirmation of the same set (a cache hit for a real oracle) */
+	assert_int_equal(s.fake.calls, 4);
+	assert_true(name_list_has(&s.result.base_failing, "c5"));
+	release(&s);
+}
+
+static void test_one_regression(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 16);
+	s.effects[10].breaks = "c2";
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "11:regression");
+	assert_int_equal(s.result.verdicts[10].regressions.n, 1);
+	assert_string_equal(s.result.verdicts[10].regressions.names[0], "c2");
+	assert_non_null(strstr(s.result.verdicts[10].evidence.buf, "c2: base pass; with the patch fail"));
+	assert_non_null(strstr(s.result.verdicts[10].steps.buf, "clean without it: base + 10 patches up to 0010.patch"));
+	assert_true(s.result.confirmed);
+	release(&s);
+}
+
+static void test_several_culprits_of_every_kind(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 20);
+	s.effects[2].breaks = "c1";
+	s.effects[7].build = true;
+	s.effects[12].boot = true;
+	s.effects[17].breaks = "c4";
+	s.effects[5].no_apply = true;
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "3:regression 6:apply 8:build 13:boot 18:regression");
+	assert_non_null(strstr(s.result.verdicts[7].evidence.buf, "error: broken by patch 7"));
+	assert_non_null(strstr(s.result.verdicts[12].evidence.buf, "Kernel panic"));
+	assert_true(s.result.confirmed);
+	release(&s);
+}
+
+static void test_base_failure_never_blamed(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 4);
+	s.effects[1].breaks = "c5";	/* already failing on base */
+	judge(&s);
+	drops_are(&s, "");
+	release(&s);
+}
+
+static void test_flaky_not_blamed(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 8);
+	s.effects[3].flaky = "c3";
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "");
+	assert_true(name_list_has(&s.result.flaky, "c3"));
+	assert_true(s.fake.fresh_calls >= 1);
+	release(&s);
+}
+
+static void test_flaky_beside_real_regression(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 8);
+	s.effects[1].flaky = "c3";
+	s.effects[6].breaks = "c1";
+	judge(&s);
+	drops_are(&s, "7:regression");
+	assert_int_equal(s.result.verdicts[6].regressions.n, 1);
+	assert_true(name_list_has(&s.result.flaky, "c3"));
+	release(&s);
+}
+
+static void test_quirk_change_pinned_not_dropped(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 8);
+	s.effects[4].changes = "q1";
+	judge(&s);
+	drops_are(&s, "");
+	assert_int_equal(s.result.verdicts[4].changes.n, 1);
+	assert_string_equal(s.result.verdicts[4].changes.names[0], "q1");
+	assert_non_null(strstr(s.result.verdicts[4].evidence.buf, "q1: base pass; with the patch quirk-changed"));
+	release(&s);
+
+	setup_queue(&s, 8);
+	s.effects[4].changes = "q1";
+	s.opts.drop_on_quirk = true;
+	judge(&s);
+	drops_are(&s, "5:regression");
+	release(&s);
+}
+
+static void test_dependency_flagged(void **state)
+{
+	static const char deps[1][41] = { "8099b047ecc4" };
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 6);
+	s.patches[2].upstream = "8099b047ecc431518b9bb6bdbba3549bbecdc343";
+	s.effects[2].breaks = "c1";
+	s.patches[4].stable_deps = deps;
+	s.patches[4].n_stable_deps = 1;
+	judge(&s);
+	drops_are(&s, "3:regression 5:dependency");
+	assert_non_null(strstr(s.result.verdicts[4].evidence.buf, "names 0003.patch"));
+	release(&s);
+}
+
+static void test_not_exercised_costs_nothing(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 6);
+	for (size_t i = 0; i < 6; i++)
+		s.patches[i].exercised = false;
+	judge(&s);
+	drops_are(&s, "");
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(s.result.verdicts[i].status, PATCH_NOT_EXERCISED);
+	release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_queue),
+		cmocka_unit_test(test_one_regression),
+		cmocka_unit_test(test_several_culprits_of_every_kind),
+		cmocka_unit_test(test_base_failure_never_blamed),
+		cmocka_unit_test(test_flaky_not_blamed),
+		cmocka_unit_test(test_flaky_beside_real_regression),
+		cmocka_unit_test(test_quirk_change_pinned_not_dropped),
+		cmocka_unit_test(test_dependency_flagged),
+		cmocka_unit_test(test_not_exercised_costs_nothing),
+	};
+
+	return cmocka_run_group_tests_name("judge", tests, NULL, NULL);
+}
