@@ -380,19 +380,22 @@ static int fail_hunk(struct apply_outcome *o, const char *path, unsigned k,
 		     bool match_beginning, bool match_end)
 {
 	struct strbuf why = STRBUF_INIT;
-	size_t pos;
+	size_t last = n >= hl->n_pre ? n - hl->n_pre : 0, pos;
 
-	if (tried > (long long)n)
-		tried = (long long)n;
+	/* report the first place find_match() tried */
+	if (tried > (long long)last)
+		tried = (long long)last;
 	if (tried < (long long)min_pos)
 		tried = (long long)min_pos;
 	if (match_beginning)
 		tried = 0;
-	else if (match_end && n >= hl->n_pre)
-		tried = (long long)(n - hl->n_pre);
+	else if (match_end)
+		tried = (long long)last;
 	pos = (size_t)tried;
 
-	if (match_beginning)
+	if (match_beginning && match_end)
+		strbuf_adds(&why, "does not match the whole file, as a hunk stated at line 0 or 1 with no context after its changes must");
+	else if (match_beginning)
 		strbuf_adds(&why, "does not match at the top of the file, where a hunk stated at line 0 or 1 must");
 	else if (match_end)
 		strbuf_addf(&why, "does not match at the end of the file (line %zu), where a hunk with no context after its changes must",
@@ -403,7 +406,10 @@ static int fail_hunk(struct apply_outcome *o, const char *path, unsigned k,
 	else
 		strbuf_addf(&why, "does not match at line %zu nor anywhere else in the file",
 			    pos + 1);
-	explain_mismatch(&why, lines, n, hl, pos);
+	if (matches_at(lines, n, hl, pos))
+		strbuf_addf(&why, "; the file has %zu lines, the hunk %zu", n, hl->n_pre);
+	else
+		explain_mismatch(&why, lines, n, hl, pos);
 	failf(o, path, k, "%s: hunk %u (patch line %u) %s", path, k, h->patch_line, why.buf);
 	strbuf_release(&why);
 	return 1;

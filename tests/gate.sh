@@ -1,0 +1,132 @@
+#!/bin/bash
+# backport-gate run on the bundled sample queues, in QEMU, as a maintainer
+# runs it: the 2019 change is dropped citing test.pl; with its revert
+# nothing is; a patch that does not apply and one that breaks the build
+# are each dropped with their reason; a second run of the same snapshot
+# builds and boots nothing; git repositories (path and file:// URL, with
+# --ref) read the same queue; bad series entries are refused by name.
+. "$(dirname "$0")/lib.bash"
+gate=$top/build/backport-gate
+queues=$top/patches/queues
+db=$tmp/gate.db
+culprit=exec-load_script-don-t-blindly-truncate-shebang-string.patch
+
+# gate_run ARGS...: sets status, out, err; the JSON report is $tmp/report.json
+gate_run() {
+	status=0
+	rm -f "$tmp/report.json"
+	"$gate" run --db "$db" --json "$tmp/report.json" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+}
+jqr() { jq -r "$1" "$tmp/report.json" 2>/dev/null; }
+
+gate_run --queue "$queues/shebang-2019"
+expect_eq "2019 queue: exit status 1 (drop)" 1 "$status"
+expect_eq "2019 queue: exactly the 2019 change is dropped" "$culprit" "$(jqr '.drop | join(" ")')"
+expect_eq "2019 queue: reason regression" regression \
+	"$(jqr ".patches[] | select(.name == \"$culprit\") | .reason")"
+expect_eq "2019 queue: it regressed test.pl among others" true \
+	"$(jqr ".patches[] | select(.name == \"$culprit\") | .regressions | index(\"test.pl\") != null")"
+expect_eq "2019 queue: the upstream commit is named" 8099b047ecc431518b9bb6bdbba3549bbecdc343 \
+	"$(jqr ".patches[] | select(.name == \"$culprit\") | .upstream")"
+expect_eq "2019 queue: verdict and base in the JSON" "drop 6.1.192 queue-6.1" \
+	"$(jqr '"\(.verdict) \(.base) \(.queue)"')"
+expect_eq "2019 queue: uncompiled patches are not exercised" \
+	"docs-binfmt-misc-replace-aka.patch e1000-fix-kernel-doc-of-e1000_get_hw_dev.patch" \
+	"$(jqr '[.patches[] | select(.status == "not-exercised") | .name] | sort | join(" ")')"
+expect_eq "2019 queue: the offset patch is reported as such" "offset 3" \
+	"$(jqr '.patches[] | select(.name == "fork-fix-a-comment-about-entry.S.patch") | "\(.apply.status) \(.apply.offset)"')"
+expect_contains "2019 queue: the report puts the drop list first" \
+	"DROP 1 of 6 patches
+
+Drop:
+  $culprit  [regression]" "$out"
+expect_contains "2019 queue: evidence shows base vs candidate" \
+	"test.pl: base pass; with the patch fail: expected argv[1]=" "$out"
+expect_contains "2019 queue: the bisection steps are shown" "clean without it:" "$out"
+builds=$(jqr .stats.builds)
+run=$(jqr .run)
+
+gate_run --queue "$queues/shebang-2019"
+expect_eq "same snapshot again: same verdict" "$culprit" "$(jqr '.drop | join(" ")')"
+expect_eq "same snapshot again: no build, no boot" "0 0" "$(jqr '"\(.stats.builds) \(.stats.boots)"')"
+
+status=0
+report=$("$gate" report "$run" --db "$db") || status=$?
+expect_eq "report RUN: exit status of the recorded verdict" 1 "$status"
+expect_contains "report RUN: prints the recorded report" "backport-gate run $run: queue-6.1 on 6.1.192: DROP 1 of 6" "$report"
+expect_eq "report RUN --json: the recorded JSON" "$culprit" \
+	"$("$gate" report "$run" --json --db "$db" | jq -r '.drop | join(" ")')"
+
+gate_run --queue "$queues/shebang-2019-reverted"
+expect_eq "with the revert: exit status 0" 0 "$status"
+expect_eq "with the revert: nothing dropped" "pass 0" "$(jqr '"\(.verdict) \(.drop | length)"')"
+
+gate_run --queue "$queues/broken"
+expect_eq "broken queue: exit status 1" 1 "$status"
+expect_eq "broken queue: each dropped with its reason" \
+	"binfmt_script-reword-the-hashbang-comment.patch:apply binfmt_script-initialise-retval.patch:build" \
+	"$(jqr '[.patches[] | select(.status == "drop") | "\(.name):\(.reason)"] | join(" ")')"
+expect_contains "broken queue: the hunk that does not apply is named" \
+	"fs/binfmt_script.c: hunk 1 (patch line 10) does not match" "$out"
+expect_contains "broken queue: the first compiler error is cited" \
+	"fs/binfmt_script.c:38:22: error: ‘no_such_symbol’ undeclared" "$out"
+
+# The same queues as a git repository in stable-queue layout.
+repo=$tmp/stable-queue
+mkdir -p "$repo"
+git -C "$repo" init -q -b master
+cp -r "$queues/shebang-2019/queue-6.1" "$repo/"
+git -C "$repo" add -A
+git -C "$repo" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1: 2019"
+git -C "$repo" checkout -q -b with-revert
+cp -r "$queues/shebang-2019-reverted/queue-6.1" "$repo/"
+git -C "$repo" add -A
+git -C "$repo" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1: add the revert"
+git -C "$repo" checkout -q master
+echo "not part of the queue" >"$repo/queue-6.1/untracked.patch"
+
+gate_run --queue "$repo"
+expect_eq "git repository (HEAD): the 2019 change dropped" "$culprit" "$(jqr '.drop | join(" ")')"
+expect_eq "git repository: the commit is recorded" "$(git -C "$repo" rev-parse HEAD)" "$(jqr .commit)"
+gate_run --queue "$repo" --ref with-revert
+expect_eq "git repository --ref with-revert: nothing dropped" "0 pass" "$(jqr '"\(.drop | length) \(.verdict)"')"
+gate_run --queue "file://$repo" --ref with-revert
+expect_eq "file:// URL --ref: nothing dropped" "0 pass" "$(jqr '"\(.drop | length) \(.verdict)"')"
+gate_run --queue "$repo" --ref no-such-branch
+expect_eq "unknown --ref: exit status 2" 2 "$status"
+expect_eq "unknown --ref: says which" "backport-gate run: queue: ref 'no-such-branch' does not name a commit" "$err"
+
+# Bad series entries are refused by name and line; the rest is judged.
+bad=$tmp/bad/queue-6.1
+mkdir -p "$bad"
+cp "$queues/shebang-2019/queue-6.1/exec-fix-the-binfmt-rewrite-limit-comment.patch" "$bad/"
+printf 'binary\0data\n' >"$bad/blob.patch"
+: >"$bad/empty.patch"
+printf '%s\n' exec-fix-the-binfmt-rewrite-limit-comment.patch ../../etc/passwd \
+	/etc/shadow missing.patch blob.patch empty.patch >"$bad/series"
+gate_run --queue "$tmp/bad"
+expect_eq "bad entries: exit status 1 (they are dropped)" 1 "$status"
+expect_eq "bad entries: the good patch is still judged" ok \
+	"$(jqr '.patches[0].status')"
+expect_eq "bad entries: each refused with reason apply" "apply apply apply apply apply" \
+	"$(jqr '[.patches[1:][] | .reason] | join(" ")')"
+expect_contains "bad entries: .. named with its line" 'queue-6.1/series:2: "../../etc/passwd"' "$out"
+expect_contains "bad entries: absolute path named with its line" 'queue-6.1/series:3: "/etc/shadow"' "$out"
+expect_contains "bad entries: missing file named with its line" \
+	"queue-6.1/series:4: missing.patch is named in the series but not in the queue" "$out"
+expect_contains "bad entries: not a text file" "blob.patch: line 1: not a text file" "$out"
+expect_contains "bad entries: empty patch" "empty.patch: empty patch" "$out"
+
+gate_run --queue "$tmp/nowhere"
+expect_eq "no such queue: exit status 2" 2 "$status"
+expect_contains "no such queue: names it" "$tmp/nowhere: No such file or directory" "$err"
+
+status=0
+BG_TARBALL=/nonexistent/linux-source-6.1.tar.xz "$gate" run --db "$db" --queue "$queues/shebang-2019" \
+	>"$tmp/out" 2>"$tmp/err" || status=$?
+expect_eq "no tarball: exit status 2" 2 "$status"
+expect_eq "no tarball: names the package" \
+	"backport-gate run: package missing: linux-source-6.1 (no /nonexistent/linux-source-6.1.tar.xz; apt-get install linux-source-6.1)" \
+	"$(cat "$tmp/err")"
