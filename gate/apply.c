@@ -506,7 +506,7 @@ static int apply_file(struct workspace *ws, const struct file_view *v, long long
 			return failf(o, v->dst, 0, "%s: already exists, but the patch adds it", v->dst);
 		r = apply_hunks(v, v->dst, &empty, &out, max_offset, o);
 		if (r)
-			goto out;
+			goto out_release_buffer;
 		dst = &ws->v[di];
 		mode = v->f->new_mode && !v->reverse ? v->f->new_mode : DEFAULT_MODE;
 		break;
@@ -521,17 +521,17 @@ static int apply_file(struct workspace *ws, const struct file_view *v, long long
 				     v->src);
 		r = apply_hunks(v, v->src, &src->content, &out, max_offset, o);
 		if (r)
-			goto out;
+			goto out_release_buffer;
 		if (out.len) {
 			r = failf(o, v->src, 0,
 				  "%s: the patch deletes it, but %zu of its lines would remain",
 				  v->src, count_lines(&out));
-			goto out;
+			goto out_release_buffer;
 		}
 		src->exists = false;
 		src->dirty = true;
 		strbuf_reset(&src->content);
-		goto out;
+		goto out_release_buffer;
 
 	case PATCH_MODIFY:
 	case PATCH_RENAME:
@@ -560,7 +560,7 @@ static int apply_file(struct workspace *ws, const struct file_view *v, long long
 		src = &ws->v[si];
 		r = apply_hunks(v, v->src, &src->content, &out, max_offset, o);
 		if (r)
-			goto out;
+			goto out_release_buffer;
 		mode = v->f->new_mode && !v->reverse ? v->f->new_mode : src->mode;
 		if (si != di) {
 			src->exists = false;
@@ -580,7 +580,7 @@ static int apply_file(struct workspace *ws, const struct file_view *v, long long
 	dst->mode = mode;
 	dst->exists = true;
 	dst->dirty = true;
-out:
+out_release_buffer:
 	strbuf_release(&out);
 	return r;
 }
@@ -614,14 +614,14 @@ int patch_apply(const struct patch *p, const struct apply_store_ops *ops, void *
 	ws_init(&ws, ops, ctx);
 	r = apply_all(p, false, &ws, &max_offset, ret);
 	if (r < 0)
-		goto out;
+		goto out_release_workspace;
 	if (!r) {
 		r = ws_flush(&ws, ret);
 		if (r < 0)
-			goto out;
+			goto out_release_workspace;
 		ret->status = max_offset ? APPLY_OFFSET : APPLY_CLEAN;
 		ret->offset = max_offset > INT_MAX ? INT_MAX : (int)max_offset;
-		goto out;
+		goto out_release_workspace;
 	}
 
 	/* It does not apply; if its reverse does, it is already in. */
@@ -647,7 +647,7 @@ int patch_apply(const struct patch *p, const struct apply_store_ops *ops, void *
 		r = 0;	/* the forward failure stands */
 	}
 	apply_outcome_release(&reverse);
-out:
+out_release_workspace:
 	ws_release(&ws);
 	return r;
 }

@@ -10,6 +10,7 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_prepare(int argc, char **argv);
 
 /* Shared defaults: the cache directory and the repository holding the suite. */
 const char *default_cache(void);

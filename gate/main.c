@@ -12,6 +12,7 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run, "gate one queue once: apply, build, boot, judge, report" },
 	{ "report", cmd_report, "print a recorded run's report" },
+	{ "prepare", cmd_prepare, "extract and import the packaged kernel tree into the cache" },
 };
 
 static void usage(FILE *f)

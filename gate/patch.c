@@ -350,18 +350,18 @@ static bool git_line_name(struct span rest, struct strbuf *ret)
 	if (rest.len && rest.p[0] == '"') {
 		used = unquote(rest.p, rest.len, &a);
 		if (!used || used >= rest.len || rest.p[used] != ' ')
-			goto out;
+			goto out_release_names;
 		used++;
 		if (used < rest.len && rest.p[used] == '"') {
 			size_t u2 = unquote(rest.p + used, rest.len - used, &b);
 
 			if (!u2 || used + u2 != rest.len)
-				goto out;
+				goto out_release_names;
 		} else {
 			strbuf_add(&b, rest.p + used, rest.len - used);
 		}
 		found = same_after_p1(a.buf, a.len, b.buf, b.len);
-		goto out;
+		goto out_release_names;
 	}
 	if (rest.len && rest.p[rest.len - 1] == '"') {
 		/* a/plain "b/quoted" */
@@ -376,7 +376,7 @@ static bool git_line_name(struct span rest, struct strbuf *ret)
 				found = true;
 			}
 		}
-		goto out;
+		goto out_release_names;
 	}
 	for (i = 0; i < rest.len && !found; i++) {
 		if (rest.p[i] != ' ')
@@ -386,7 +386,7 @@ static bool git_line_name(struct span rest, struct strbuf *ret)
 			found = true;
 		}
 	}
-out:
+out_release_names:
 	if (found)
 		strbuf_add(ret, a.buf, a.len);
 	strbuf_release(&a);
@@ -925,25 +925,25 @@ static int git_section(struct parser *ps)
 			next_line(ps);
 	}
 	if (r)
-		goto out;
+		goto out_release_section;
 
 	f = new_file(ps);
 	f->patch_line = sec.lineno;
 	r = resolve_names(ps, &sec, f);
 	if (r)
-		goto out;
+		goto out_release_section;
 	if (saw_minus_plus && !(cur_line(ps, &l) && span_starts(l, "@@ -"))) {
 		r = fail(ps, ps->lineno, "%s: --- / +++ lines without a hunk after them",
 			 f->new_path ? f->new_path : f->old_path);
-		goto out;
+		goto out_release_section;
 	}
 	if (!saw_minus_plus && cur_line(ps, &l) && span_starts(l, "@@ -")) {
 		r = fail(ps, ps->lineno, "%s: hunk without --- / +++ lines before it",
 			 f->new_path ? f->new_path : f->old_path);
-		goto out;
+		goto out_release_section;
 	}
 	r = parse_hunks(ps, f);
-out:
+out_release_section:
 	section_release(&sec);
 	return r;
 }
@@ -967,7 +967,7 @@ static int plain_section(struct parser *ps)
 	if (line_name(span_after(minus, 4), &sec.minus) ||
 	    line_name(span_after(plus, 4), &sec.plus)) {
 		r = fail(ps, ps->lineno, "malformed quoted name");
-		goto out;
+		goto out_release_section;
 	}
 	sec.minus_null = is_dev_null(&sec.minus);
 	sec.plus_null = is_dev_null(&sec.plus);
@@ -980,7 +980,7 @@ static int plain_section(struct parser *ps)
 	if (!r)
 		r = parse_hunks(ps, f);
 	if (r || f->change != PATCH_MODIFY)
-		goto out;
+		goto out_release_section;
 	/*
 	 * As git apply does for traditional patches: a single hunk that
 	 * needs no old lines creates the file, one that leaves no new
@@ -999,7 +999,7 @@ static int plain_section(struct parser *ps)
 		free(f->new_path);
 		f->new_path = NULL;
 	}
-out:
+out_release_section:
 	section_release(&sec);
 	return r;
 }

@@ -73,6 +73,26 @@ expect_contains "broken queue: the hunk that does not apply is named" \
 expect_contains "broken queue: the first compiler error is cited" \
 	"fs/binfmt_script.c:38:22: error: ‘no_such_symbol’ undeclared" "$out"
 
+# Every kind of verdict in one queue: a boot breaker, the 2019 regression,
+# a fix that changes three quirks of 6.1 (reported, kept), and a patch whose
+# Stable-dep-of names the dropped change.
+gate_run --queue "$top/tests/data/queues/mixed"
+expect_eq "mixed queue: exit status 1" 1 "$status"
+expect_eq "mixed queue: drops with their reasons" \
+	"binfmt_script-panic-fixture.patch:boot $culprit:regression docs-binfmt-misc-mention-the-shebang-limit.patch:dependency" \
+	"$(jqr '[.patches[] | select(.status == "drop") | "\(.name):\(.reason)"] | join(" ")')"
+expect_eq "mixed queue: the quirk fix is kept" ok \
+	"$(jqr '.patches[] | select(.name == "binfmt_script-trim-blanks-before-the-nul-padding.patch") | .status')"
+expect_eq "mixed queue: the quirk fix's behaviour changes are pinned to it" \
+	"empty quirk-arg-blank-no-newline quirk-blank-no-newline" \
+	"$(jqr '.patches[] | select(.name == "binfmt_script-trim-blanks-before-the-nul-padding.patch") | .changes | sort | join(" ")')"
+expect_contains "mixed queue: the panic is the boot evidence" \
+	"Kernel panic - not syncing: backport-gate fixture: load_script" "$out"
+expect_contains "mixed queue: the dependency names the dropped patch" \
+	"Stable-dep-of: 8099b047ecc4 names $culprit" "$out"
+expect_contains "mixed queue: the behaviour changes are reported" \
+	"Behaviour changes (quirks of the base, reported, not dropped):" "$out"
+
 # The same queues as a git repository in stable-queue layout.
 repo=$tmp/stable-queue
 mkdir -p "$repo"
