@@ -108,9 +108,13 @@ int ktap_parse(const char *console, size_t len, struct ktap_run *ret, struct str
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line = p;
-		size_t n = (size_t)((nl ? nl : end) - p);
+		size_t n;
 
-		p = nl ? nl + 1 : end;
+		/* a last line without its newline was cut off: not believed */
+		if (!nl)
+			break;
+		n = (size_t)(nl - p);
+		p = nl + 1;
 		while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
 			n--;
 		if (!in_block) {

@@ -4,7 +4,8 @@
  *
  * Only the block from "KTAP version 1" to "# Totals:" counts; kernel
  * messages and anything else on the console are ignored. A result is
- * believed only when it matches the plan (numbered 1..N in order).
+ * believed only when it matches the plan (numbered 1..N in order), and a
+ * last line without its newline (the guest died mid-line) is not read.
  */
 #ifndef GATE_KTAP_H
 #define GATE_KTAP_H
