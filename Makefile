@@ -10,7 +10,7 @@ PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	libelf-dev libssl-dev libc6-dev cpio ccache xz-utils git coreutils \
 	util-linux pkg-config libgit2-dev libsqlite3-dev sqlite3 \
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
-	libcmocka-dev jq
+	libcmocka-dev jq python3 curl openssl systemd
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
@@ -20,7 +20,7 @@ SUITE_HDRS := $(wildcard $(SUITE_DIR)/*.h)
 
 # The gate: every gate/*.c but main.c goes into a library that the binary
 # and the unit tests (tests/unit/<module>_test.c) link.
-GATE_LIBS_PC := libgit2 sqlite3 jansson libcrypto
+GATE_LIBS_PC := libgit2 sqlite3 jansson libcrypto libmicrohttpd libcurl libsystemd
 GATE_SRCS := $(filter-out gate/main.c,$(wildcard gate/*.c))
 GATE_OBJS := $(patsubst gate/%.c,$(BUILD)/gate/%.o,$(GATE_SRCS)) $(BUILD)/gate/migrations.o
 MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))

@@ -45,6 +45,22 @@ char *repository_top(void)
 	return strdup(dirname(dirname(exe)));
 }
 
+char *default_series_dir(void)
+{
+	const char *tarball = getenv("BG_TARBALL") ? getenv("BG_TARBALL")
+						    : "/usr/src/linux-source-6.1.tar.xz";
+	const char *base = strrchr(tarball, '/');
+	char *out;
+
+	base = base ? base + 1 : tarball;
+	if (strncmp(base, "linux-source-", 13) == 0)
+		base += 13;
+	if (asprintf(&out, "queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
+								   : (long)strlen(base)), base) < 0)
+		abort();
+	return out;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: backport-gate run --queue SRC [--series DIR] [--ref REF] [--json FILE]\n"
@@ -89,9 +105,6 @@ int cmd_run(int argc, char **argv)
 	struct kernel_tree tree = { 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	char *top = repository_top(), *db_default = NULL, *series_default = NULL;
-	const char *tarball = getenv("BG_TARBALL") ? getenv("BG_TARBALL")
-						    : "/usr/src/linux-source-6.1.tar.xz";
-	const char *base;
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;
@@ -118,14 +131,7 @@ int cmd_run(int argc, char **argv)
 		free(top);
 		return EXIT_NO_VERDICT;
 	}
-	/* queue-<major>.<minor> of the base tree, from the package's name */
-	base = strrchr(tarball, '/');
-	base = base ? base + 1 : tarball;
-	if (strncmp(base, "linux-source-", 13) == 0)
-		base += 13;
-	if (asprintf(&series_default, "queue-%.*s", (int)strcspn(base, "t") - (strstr(base, ".tar") ? 1 : 0),
-		     base) < 0)
-		abort();
+	series_default = default_series_dir();
 	req.default_series_dir = series_default;
 	req.cache = cache;
 

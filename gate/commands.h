@@ -11,9 +11,13 @@
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Shared defaults: the cache directory and the repository holding the suite. */
 const char *default_cache(void);
 char *repository_top(void);
+/* queue-<major>.<minor> of the packaged tree, e.g. queue-6.1 (caller frees) */
+char *default_series_dir(void);
 
 #endif

@@ -12,7 +12,9 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run, "gate one queue once: apply, build, boot, judge, report" },
 	{ "report", cmd_report, "print a recorded run's report" },
+	{ "serve", cmd_serve, "the daemon: watch queues, CI webhook, history API and page" },
 	{ "prepare", cmd_prepare, "extract and import the packaged kernel tree into the cache" },
+	{ "history", cmd_history, "ask the record: a patch's verdicts, a case's runs, open regressions" },
 };
 
 static void usage(FILE *f)

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,8 @@ static void child_setup(const struct child *c, int out_fd, int err_pipe)
 	int e;
 
 	setpgid(0, 0);
+	/* A job killed with -9 must not leave make or QEMU running on. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* The daemon may block signals; a child starts with a clean slate. */
 	sigset_t none;
 	sigemptyset(&none);

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * outbox: notifications that must reach their receivers. A verdict's rows
+ * are written with the verdict (jobs.c); this sends what is due with
+ * libcurl (POST of the report JSON, a timeout per attempt), and on a
+ * failure schedules the next attempt with exponential backoff. A row is
+ * marked sent only after the receiver answered 2xx, so nothing is lost
+ * across restarts (a receiver may see a verdict twice if the daemon dies
+ * between its 2xx and our commit; the body carries the run id).
+ */
+#ifndef GATE_OUTBOX_H
+#define GATE_OUTBOX_H
+
+#include <sqlite3.h>
+
+#define OUTBOX_TIMEOUT_SEC 10
+#define OUTBOX_MAX_ATTEMPTS 12
+
+/* Send at most @max due notifications. Returns how many were sent. */
+int outbox_deliver(sqlite3 *db, int max);
+
+#endif

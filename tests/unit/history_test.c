@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The questions asked of the record, against a small record made by hand:
+ * queue-6.1 drops shebang.patch for a regression in run 1, then run 2 of
+ * the same queue (with a revert) is clean and run 5 is still running;
+ * queue-6.6 carries the same upstream commit under another file name and
+ * drops it for a regression in run 3 (plus a patch that breaks the build),
+ * then run 4 fails with an error. Every answer is compared whole where it
+ * is small, and by its run ids where it is long.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "db.h"
+#include "history.h"
+
+#define SHEBANG_SHA "8099b047ecc431518b9bb6bdbba3549bbecdc343"
+
+static const char fixture_sql[] =
+	"INSERT INTO snapshot (id, queue, source, ref, commit_id, content_hash, created_at) VALUES"
+	" (1, 'queue-6.1', 'https://git.example/stable-queue.git', 'master', 'c1c1', 'h1', '2026-01-01T09:00:00Z'),"
+	" (2, 'queue-6.1', 'https://git.example/stable-queue.git', 'master', 'c2c2', 'h2', '2026-01-02T09:00:00Z'),"
+	" (3, 'queue-6.6', 'patches/queues/b', NULL, NULL, 'h3', '2026-01-03T09:00:00Z');"
+	"INSERT INTO patch (id, snapshot_id, position, name, upstream, subject) VALUES"
+	" (1, 1, 1, 'good.patch', NULL, 'docs: fix a typo'),"
+	" (2, 1, 2, 'shebang.patch', '" SHEBANG_SHA "', 'exec: do not truncate'),"
+	" (3, 1, 3, 'quirk.patch', 'aaaaaaaaaaaabbbbbbbbbbbbccccccccccccdddd', 'exec: change a quirk'),"
+	" (4, 2, 1, 'good.patch', NULL, 'docs: fix a typo'),"
+	" (5, 2, 2, 'shebang.patch', '" SHEBANG_SHA "', 'exec: do not truncate'),"
+	" (6, 2, 3, 'revert-shebang.patch', 'cb5b020a8d38f77209d0472a0fea755299a8ec78', 'Revert exec'),"
+	/* the same commit as written by another queue: another name, upper case */
+	" (7, 3, 1, 'exec-shebang-6.6.patch', upper('" SHEBANG_SHA "'), 'exec: do not truncate'),"
+	" (8, 3, 2, 'broken.patch', NULL, 'fs: use a missing symbol');"
+	"INSERT INTO run (id, snapshot_id, base, suite, verdict, error, report, builds, boots, started_at,"
+	" finished_at, seconds) VALUES"
+	" (1, 1, '6.1.192', 's1', 'drop', NULL, '{\"run\": 1, \"verdict\": \"drop\", \"drop\": [\"shebang.patch\"]}',"
+	"  3, 4, '2026-01-01T10:00:00Z', '2026-01-01T10:05:00Z', 300.5),"
+	" (2, 2, '6.1.192', 's1', 'pass', NULL, '{\"run\": 2, \"verdict\": \"pass\", \"drop\": []}',"
+	"  1, 1, '2026-01-02T10:00:00Z', '2026-01-02T10:01:00Z', 60.25),"
+	" (3, 3, '6.6.50', 's1', 'drop', NULL, '{\"run\": 3, \"verdict\": \"drop\"}',"
+	"  2, 2, '2026-01-03T10:00:00Z', '2026-01-03T10:02:00Z', 120.0),"
+	" (4, 3, '6.6.50', 's1', 'error', 'boot: /dev/kvm: permission denied', '{\"run\": 4, \"verdict\": \"error\"}',"
+	"  0, 0, '2026-01-04T10:00:00Z', '2026-01-04T10:00:01Z', 1.0),"
+	" (5, 2, '6.1.192', 's1', 'running', NULL, NULL, 0, 0, '2026-01-05T10:00:00Z', NULL, NULL);"
+	"INSERT INTO verdict (run_id, patch_id, status, reason, regressions, changes, evidence) VALUES"
+	" (1, 1, 'ok', NULL, '[]', '[]', ''),"
+	" (1, 2, 'drop', 'regression', '[\"test.pl\", \"exact-trunc-arg\", \"nixos-2019\"]', '[]', 'test.pl: fail'),"
+	" (1, 3, 'ok', NULL, '[]', '[\"empty\"]', 'empty: changed'),"
+	" (2, 4, 'ok', NULL, '[]', '[]', ''),"
+	" (2, 5, 'ok', NULL, '[]', '[]', ''),"
+	" (2, 6, 'ok', NULL, '[]', '[]', ''),"
+	" (3, 7, 'drop', 'regression', '[\"test.pl\"]', '[]', 'test.pl: fail on 6.6'),"
+	/* compiler output is not always UTF-8 */
+	" (3, 8, 'drop', 'build', '[]', '[]', 'fs/x.c:1: error ' || CAST(X'ff' AS TEXT));"
+	"INSERT INTO boot (id, tree, config, suite, attempt, status) VALUES (1, 't', 'c', 's1', 1, 'ok');"
+	/* nixos-2019 is named by a verdict only: no boot recorded it */
+	"INSERT INTO case_result (boot_id, name, kind, status) VALUES"
+	" (1, 'test.pl', 'contract', 'pass'), (1, 'exact-trunc-arg', 'contract', 'pass'),"
+	" (1, 'empty', 'quirk', 'pass'), (1, 'argv-plain', 'contract', 'pass');";
+
+struct fixture {
+	char dir[64];
+	char path[128];
+	sqlite3 *db;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct strbuf err = STRBUF_INIT;
+	char *msg = NULL;
+
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/history_test.XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
+	if (db_open(f->path, &f->db, &err) < 0) {
+		fprintf(stderr, "db_open: %s\n", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	if (sqlite3_exec(f->db, fixture_sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "fixture: %s\n", msg);
+		sqlite3_free(msg);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[160];
+
+	db_close(f->db);
+	unlink(f->path);
+	snprintf(path, sizeof(path), "%s-wal", f->path);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", f->path);
+	unlink(path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/*
+ * @actual against @expected, JSON written with ' for " to stay readable
+ * here; both are printed, canonical, when they differ.
+ */
+static void expect_json(const json_t *actual, const char *expected)
+{
+	char *text = strdup(expected), *want_text, *got_text;
+	json_error_t je;
+	json_t *want;
+
+	assert_non_null(text);
+	for (char *c = text; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	want = json_loads(text, 0, &je);
+	if (!want)
+		fail_msg("expected JSON does not parse: %s: %s", je.text, text);
+	assert_non_null(actual);
+	want_text = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	got_text = json_dumps(actual, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	assert_string_equal(got_text, want_text);
+	free(want_text);
+	free(got_text);
+	json_decref(want);
+	free(text);
+}
+
+/* The "run" of every element of @array, comma-separated: "5,4,3". */
+#define expect_runs(array, expected) expect_runs_in(array, expected, "")
+
+static void expect_runs_in(const json_t *array, const char *expected, const char *context)
+{
+	struct strbuf ids = STRBUF_INIT;
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(array))
+		fail_msg("%sexpected runs \"%s\", got no list", context, expected);
+	json_array_foreach(array, i, v)
+		strbuf_addf(&ids, "%s%lld", i ? "," : "", (long long)json_integer_value(json_object_get(v, "run")));
+	if (strcmp(ids.buf, expected))
+		fail_msg("%sexpected runs \"%s\", got \"%s\"", context, expected, ids.buf);
+	strbuf_release(&ids);
+}
+
+static void expect_int(const json_t *obj, const char *key, long long expected)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!json_is_integer(v))
+		fail_msg("\"%s\": expected the integer %lld, got %s", key, expected, v ? "another type" : "nothing");
+	assert_int_equal(json_integer_value(v), expected);
+}
+
+/* @answer is NULL, errno is @errnum and the message mentions @words. */
+static void expect_failure(json_t *answer, int errnum, struct strbuf *err, const char *words)
+{
+	int saved = errno;
+
+	if (answer) {
+		char *text = json_dumps(answer, JSON_COMPACT);
+
+		fail_msg("expected a failure mentioning \"%s\", got %s", words, text);
+	}
+	assert_int_equal(saved, errnum);
+	if (!strstr(err->buf, words))
+		fail_msg("expected a message mentioning \"%s\", got \"%s\"", words, err->buf);
+	strbuf_reset(err);
+}
+
+static json_t *runs_with(sqlite3 *db, const char *queue, const char *verdict, const char *since,
+			 int64_t limit, int64_t offset)
+{
+	struct history_filter f = { queue, verdict, since, limit, offset };
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer = history_runs(db, &f, &err);
+
+	if (!answer)
+		fail_msg("history_runs: %s", err.buf);
+	strbuf_release(&err);
+	return answer;
+}
+
+static void test_runs_newest_first(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer = history_runs(f->db, NULL, &err), *runs;
+
+	assert_non_null(answer);
+	runs = json_object_get(answer, "runs");
+	expect_runs(runs, "5,4,3,2,1");
+	expect_int(answer, "total", 5);
+	expect_int(answer, "limit", 50);
+	expect_int(answer, "offset", 0);
+	expect_json(json_array_get(runs, 4),
+		    "{'run': 1, 'queue': 'queue-6.1', 'source': 'https://git.example/stable-queue.git',"
+		    " 'ref': 'master', 'commit': 'c1c1', 'base': '6.1.192', 'verdict': 'drop',"
+		    " 'started_at': '2026-01-01T10:00:00Z', 'finished_at': '2026-01-01T10:05:00Z',"
+		    " 'seconds': 300.5, 'builds': 3, 'boots': 4, 'error': null, 'drop': ['shebang.patch']}");
+	/* drops in series order; an error run; a run that has not finished */
+	expect_json(json_object_get(json_array_get(runs, 2), "drop"),
+		    "['exec-shebang-6.6.patch', 'broken.patch']");
+	expect_json(json_array_get(runs, 1),
+		    "{'run': 4, 'queue': 'queue-6.6', 'source': 'patches/queues/b', 'ref': null, 'commit': null,"
+		    " 'base': '6.6.50', 'verdict': 'error', 'started_at': '2026-01-04T10:00:00Z',"
+		    " 'finished_at': '2026-01-04T10:00:01Z', 'seconds': 1.0, 'builds': 0, 'boots': 0,"
+		    " 'error': 'boot: /dev/kvm: permission denied', 'drop': []}");
+	expect_json(json_array_get(runs, 0),
+		    "{'run': 5, 'queue': 'queue-6.1', 'source': 'https://git.example/stable-queue.git',"
+		    " 'ref': 'master', 'commit': 'c2c2', 'base': '6.1.192', 'verdict': 'running',"
+		    " 'started_at': '2026-01-05T10:00:00Z', 'finished_at': null, 'seconds': null,"
+		    " 'builds': 0, 'boots': 0, 'error': null, 'drop': []}");
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
+static void test_runs_filters(void **state)
+{
+	static const struct {
+		const char *queue, *verdict, *since, *runs;
+		long long total;
+	} cases[] = {
+		{ "queue-6.1", NULL, NULL, "5,2,1", 3 },
+		{ "queue-6.6", "drop", NULL, "3", 1 },
+		{ NULL, "error", NULL, "4", 1 },
+		{ NULL, "running", NULL, "5", 1 },
+		{ NULL, "pass", NULL, "2", 1 },
+		{ "queue-5.15", NULL, NULL, "", 0 },
+		{ NULL, NULL, "2026-01-03", "5,4,3", 3 },
+		/* the boundary is included; the ISO variants all mean the same instant */
+		{ NULL, NULL, "2026-01-03T10:00:00Z", "5,4,3", 3 },
+		{ NULL, NULL, "2026-01-03 10:00:01", "5,4", 2 },
+		{ NULL, NULL, "2026-01-03T12:00:00+02:00", "5,4,3", 3 },
+		{ NULL, NULL, "2026-01-03T10:00", "5,4,3", 3 },
+		{ "queue-6.1", "drop", "2026-01-01", "1", 1 },
+		{ NULL, NULL, "2027-01-01", "", 0 },
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *answer = runs_with(f->db, cases[i].queue, cases[i].verdict, cases[i].since, 0, 0);
+		char context[160];
+
+		snprintf(context, sizeof(context), "queue %s, verdict %s, since %s: ",
+			 cases[i].queue ? cases[i].queue : "any", cases[i].verdict ? cases[i].verdict : "any",
+			 cases[i].since ? cases[i].since : "any");
+		expect_runs_in(json_object_get(answer, "runs"), cases[i].runs, context);
+		expect_int(answer, "total", cases[i].total);
+		json_decref(answer);
+	}
+}
+
+static void test_runs_pages(void **state)
+{
+	struct fixture *f = *state;
+	json_t *answer;
+
+	answer = runs_with(f->db, NULL, NULL, NULL, 2, 1);
+	expect_runs(json_object_get(answer, "runs"), "4,3");
+	expect_int(answer, "total", 5);
+	expect_int(answer, "limit", 2);
+	expect_int(answer, "offset", 1);
+	json_decref(answer);
+
+	answer = runs_with(f->db, NULL, NULL, NULL, 2, 4);
+	expect_runs(json_object_get(answer, "runs"), "1");
+	expect_int(answer, "total", 5);
+	json_decref(answer);
+
+	/* past the end: an empty page, the total still counted */
+	answer = runs_with(f->db, NULL, NULL, NULL, 0, 10);
+	expect_runs(json_object_get(answer, "runs"), "");
+	expect_int(answer, "total", 5);
+	expect_int(answer, "offset", 10);
+	json_decref(answer);
+
+	answer = runs_with(f->db, "queue-6.1", NULL, NULL, 1, 1);
+	expect_runs(json_object_get(answer, "runs"), "2");
+	expect_int(answer, "total", 3);
+	json_decref(answer);
+
+	/* a limit past the maximum is clamped, and the answer says so */
+	answer = runs_with(f->db, NULL, NULL, NULL, 100000, 0);
+	expect_int(answer, "limit", HISTORY_LIMIT_MAX);
+	expect_runs(json_object_get(answer, "runs"), "5,4,3,2,1");
+	json_decref(answer);
+}
+
+static void test_runs_bad_filters(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct history_filter bad_verdict = { .verdict = "passed" };
+	struct history_filter words = { .since = "yesterday" };
+	struct history_filter month = { .since = "2026-13-01" };
+	struct history_filter julian = { .since = "2461000.5" };
+	struct history_filter injection = { .queue = "x' OR 1=1 --" };
+	struct history_filter limit = { .limit = -1 };
+	struct history_filter offset = { .offset = -3 };
+	json_t *answer;
+
+	expect_failure(history_runs(f->db, &bad_verdict, &err), EINVAL, &err,
+		       "verdict: 'passed' is not one of pass, drop, error, running");
+	expect_failure(history_runs(f->db, &words, &err), EINVAL, &err, "since: 'yesterday' is not a date");
+	expect_failure(history_runs(f->db, &month, &err), EINVAL, &err, "since: '2026-13-01'");
+	expect_failure(history_runs(f->db, &julian, &err), EINVAL, &err, "since: '2461000.5'");
+	expect_failure(history_runs(f->db, &limit, &err), EINVAL, &err, "limit: -1 is negative");
+	expect_failure(history_runs(f->db, &offset, &err), EINVAL, &err, "offset: -3 is negative");
+	/* a queue name is a value, never SQL */
+	answer = history_runs(f->db, &injection, &err);
+	expect_runs(json_object_get(answer, "runs"), "");
+	expect_int(answer, "total", 0);
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
+static void test_run_report(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer = history_run_report(f->db, 1, &err);
+
+	expect_json(answer, "{'run': 1, 'verdict': 'drop', 'drop': ['shebang.patch']}");
+	json_decref(answer);
+	expect_failure(history_run_report(f->db, 99, &err), ENOENT, &err, "no run 99");
+	expect_failure(history_run_report(f->db, 5, &err), EAGAIN, &err,
+		       "run 5 has no report yet (its verdict is running)");
+	strbuf_release(&err);
+}
+
+static const char verdict_run1_shebang[] =
+	"{'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z', 'name': 'shebang.patch',"
+	" 'upstream': '" SHEBANG_SHA "', 'subject': 'exec: do not truncate', 'status': 'drop',"
+	" 'reason': 'regression', 'regressions': ['test.pl', 'exact-trunc-arg', 'nixos-2019'],"
+	" 'changes': [], 'evidence': 'test.pl: fail'}";
+
+static void test_patch_by_upstream(void **state)
+{
+	static const char *const keys[] = {
+		"8099b047ecc4", "8099B047ECC4", "8099b047ecc43151", SHEBANG_SHA,
+	};
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+
+	/* any prefix from 12 digits, either case, in both queues under both names */
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *answer = history_patch(f->db, keys[i], &err), *verdicts;
+		char context[80];
+
+		snprintf(context, sizeof(context), "key %s: ", keys[i]);
+		if (!answer)
+			fail_msg("%s%s", context, err.buf);
+		verdicts = json_object_get(answer, "verdicts");
+		assert_string_equal(json_string_value(json_object_get(answer, "key")), keys[i]);
+		assert_string_equal(json_string_value(json_object_get(answer, "match")), "upstream");
+		expect_runs_in(verdicts, "3,2,1", context);
+		expect_json(json_array_get(verdicts, 0),
+			    "{'run': 3, 'queue': 'queue-6.6', 'started_at': '2026-01-03T10:00:00Z',"
+			    " 'name': 'exec-shebang-6.6.patch', 'upstream': '8099B047ECC431518B9BB6BDBBA3549BBECDC343',"
+			    " 'subject': 'exec: do not truncate', 'status': 'drop', 'reason': 'regression',"
+			    " 'regressions': ['test.pl'], 'changes': [], 'evidence': 'test.pl: fail on 6.6'}");
+		assert_string_equal(json_string_value(json_object_get(json_array_get(verdicts, 1), "status")), "ok");
+		expect_json(json_array_get(verdicts, 2), verdict_run1_shebang);
+		json_decref(answer);
+	}
+	strbuf_release(&err);
+}
+
+static void test_patch_by_name(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer;
+
+	answer = history_patch(f->db, "shebang.patch", &err);
+	assert_string_equal(json_string_value(json_object_get(answer, "match")), "name");
+	expect_runs(json_object_get(answer, "verdicts"), "2,1");
+	expect_json(json_array_get(json_object_get(answer, "verdicts"), 1), verdict_run1_shebang);
+	json_decref(answer);
+
+	/* bytes that are not UTF-8 do not cost the answer */
+	answer = history_patch(f->db, "broken.patch", &err);
+	expect_json(answer,
+		    "{'key': 'broken.patch', 'match': 'name', 'verdicts': [{'run': 3, 'queue': 'queue-6.6',"
+		    " 'started_at': '2026-01-03T10:00:00Z', 'name': 'broken.patch', 'upstream': null,"
+		    " 'subject': 'fs: use a missing symbol', 'status': 'drop', 'reason': 'build',"
+		    " 'regressions': [], 'changes': [], 'evidence': 'fs/x.c:1: error ?'}]}");
+	json_decref(answer);
+
+	/* never seen: an empty list, whichever way the key is read */
+	answer = history_patch(f->db, "8099b04", &err);
+	expect_json(answer, "{'key': '8099b04', 'match': 'name', 'verdicts': []}");
+	json_decref(answer);
+	answer = history_patch(f->db, "ffffffffffff", &err);
+	expect_json(answer, "{'key': 'ffffffffffff', 'match': 'upstream', 'verdicts': []}");
+	json_decref(answer);
+	answer = history_patch(f->db, "%", &err);
+	expect_json(answer, "{'key': '%', 'match': 'name', 'verdicts': []}");
+	json_decref(answer);
+
+	expect_failure(history_patch(f->db, "", &err), EINVAL, &err, "patch: the key is empty");
+	expect_failure(history_patch(f->db, "bad\xff.patch", &err), EINVAL, &err, "not UTF-8");
+	strbuf_release(&err);
+}
+
+static void test_case_history(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer;
+
+	/* error and running runs judged nothing and are left out */
+	answer = history_case(f->db, "test.pl", &err);
+	expect_json(answer,
+		    "{'case': 'test.pl', 'kind': 'contract', 'runs': ["
+		    " {'run': 3, 'queue': 'queue-6.6', 'started_at': '2026-01-03T10:00:00Z',"
+		    "  'outcome': 'regressed', 'patches': ['exec-shebang-6.6.patch']},"
+		    " {'run': 2, 'queue': 'queue-6.1', 'started_at': '2026-01-02T10:00:00Z',"
+		    "  'outcome': 'pass', 'patches': []},"
+		    " {'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z',"
+		    "  'outcome': 'regressed', 'patches': ['shebang.patch']}]}");
+	json_decref(answer);
+
+	answer = history_case(f->db, "empty", &err);
+	expect_json(answer,
+		    "{'case': 'empty', 'kind': 'quirk', 'runs': ["
+		    " {'run': 3, 'queue': 'queue-6.6', 'started_at': '2026-01-03T10:00:00Z',"
+		    "  'outcome': 'pass', 'patches': []},"
+		    " {'run': 2, 'queue': 'queue-6.1', 'started_at': '2026-01-02T10:00:00Z',"
+		    "  'outcome': 'pass', 'patches': []},"
+		    " {'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z',"
+		    "  'outcome': 'changed', 'patches': ['quirk.patch']}]}");
+	json_decref(answer);
+
+	/* named by a verdict, never recorded by a boot: known, of no recorded kind */
+	answer = history_case(f->db, "nixos-2019", &err);
+	assert_true(json_is_null(json_object_get(answer, "kind")));
+	expect_runs(json_object_get(answer, "runs"), "3,2,1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(answer, "runs"), 2),
+							      "outcome")), "regressed");
+	json_decref(answer);
+
+	answer = history_case(f->db, "argv-plain", &err);
+	expect_runs(json_object_get(answer, "runs"), "3,2,1");
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(answer, "runs"), i),
+								      "outcome")), "pass");
+	json_decref(answer);
+
+	/* a name nothing knows is not "pass" everywhere */
+	answer = history_case(f->db, "test.p", &err);
+	expect_json(answer, "{'case': 'test.p', 'kind': null, 'runs': []}");
+	json_decref(answer);
+
+	expect_failure(history_case(f->db, "", &err), EINVAL, &err, "case: the name is empty");
+	strbuf_release(&err);
+}
+
+static void test_regressions(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer;
+
+	/*
+	 * queue-6.1: the clean run 2 closed run 1's regression (the running
+	 * run 5 has not finished); queue-6.6: the error run 4 decided
+	 * nothing, so run 3's drops stay open.
+	 */
+	answer = history_regressions(f->db, false, &err);
+	expect_json(answer,
+		    "{'queues': ["
+		    " {'queue': 'queue-6.1', 'run': 2, 'started_at': '2026-01-02T10:00:00Z', 'verdict': 'pass',"
+		    "  'open': []},"
+		    " {'queue': 'queue-6.6', 'run': 3, 'started_at': '2026-01-03T10:00:00Z', 'verdict': 'drop',"
+		    "  'open': [{'patch': 'exec-shebang-6.6.patch', 'upstream': '8099B047ECC431518B9BB6BDBBA3549BBECDC343',"
+		    "            'cases': ['test.pl'], 'reason': 'regression'},"
+		    "           {'patch': 'broken.patch', 'upstream': null, 'cases': [], 'reason': 'build'}]}]}");
+	json_decref(answer);
+
+	answer = history_regressions(f->db, true, &err);
+	assert_non_null(answer);
+	assert_int_equal(json_array_size(json_object_get(answer, "queues")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(answer, "queues"), 0),
+							      "queue")), "queue-6.6");
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
+/* A record with nothing in it answers every question with empty lists. */
+static void test_empty_record(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	char path[160];
+	sqlite3 *db;
+	json_t *answer;
+
+	(void)f;
+	snprintf(path, sizeof(path), "%s/empty.db", f->dir);
+	assert_int_equal(db_open(path, &db, &err), 0);
+	answer = history_runs(db, NULL, &err);
+	expect_json(answer, "{'runs': [], 'total': 0, 'limit': 50, 'offset': 0}");
+	json_decref(answer);
+	answer = history_regressions(db, false, &err);
+	expect_json(answer, "{'queues': []}");
+	json_decref(answer);
+	answer = history_case(db, "test.pl", &err);
+	expect_json(answer, "{'case': 'test.pl', 'kind': null, 'runs': []}");
+	json_decref(answer);
+	expect_failure(history_run_report(db, 1, &err), ENOENT, &err, "no run 1");
+	db_close(db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/empty.db-wal", f->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/empty.db-shm", f->dir);
+	unlink(path);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runs_newest_first),
+		cmocka_unit_test(test_runs_filters),
+		cmocka_unit_test(test_runs_pages),
+		cmocka_unit_test(test_runs_bad_filters),
+		cmocka_unit_test(test_run_report),
+		cmocka_unit_test(test_patch_by_upstream),
+		cmocka_unit_test(test_patch_by_name),
+		cmocka_unit_test(test_case_history),
+		cmocka_unit_test(test_regressions),
+		cmocka_unit_test(test_empty_record),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
