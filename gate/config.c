@@ -10,16 +10,8 @@
 #include <stdarg.h>
 #include <git2.h>
 
+#include "xalloc.h"
 #include "config.h"
-
-static char *xstrdup(const char *s)
-{
-	char *out = strdup(s);
-
-	if (!out)
-		abort();
-	return out;
-}
 
 /*
  * libgit2 does not say where a key was set: find the line ourselves, the

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xalloc.h"
 #include "hash.h"
 #include "kernel.h"
 #include "ktap.h"
@@ -20,28 +21,6 @@
 #define CONSOLE_CAP (1024 * 1024)
 #define KVM_PROBE_TIMEOUT 10
 #define LOCK_WAIT_SEC 3600
-
-static char *xstrdup(const char *s)
-{
-	char *out = strdup(s);
-
-	if (!out)
-		abort();
-	return out;
-}
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *out;
-
-	va_start(ap, fmt);
-	if (vasprintf(&out, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return out;
-}
 
 static bool have_command(const char *name)
 {

@@ -10,30 +10,9 @@
 #include <unistd.h>
 #include <git2.h>
 
+#include "xalloc.h"
 #include "queue.h"
 #include "series.h"
-
-static char *xstrdup(const char *s)
-{
-	char *out = strdup(s);
-
-	if (!out)
-		abort();
-	return out;
-}
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *out;
-
-	va_start(ap, fmt);
-	if (vasprintf(&out, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return out;
-}
 
 static void git_error_to(struct strbuf *err, const char *what)
 {
