@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "xalloc.h"
+#include <openssl/rand.h>
 #include "hash.h"
 #include "kernel.h"
 #include "ktap.h"
@@ -443,11 +444,12 @@ static int qemu(struct kernel_env *env, const char *accel, int timeout, const ch
 		struct strbuf *console, struct child_result *res)
 {
 	char *kernel = xasprintf("%s/arch/x86/boot/bzImage", env->build);
+	char *append = xasprintf("console=ttyS0 panic=-1 quiet bgtoken=%s", env->boot_token);
 	const char *argv[] = {
 		"qemu-system-x86_64", "-accel", accel, "-m", "256", "-smp", "1",
 		"-nodefaults", "-display", "none", "-no-reboot", "-monitor", "none",
 		"-serial", "stdio", "-kernel", kernel, "-initrd", cpio,
-		"-append", "console=ttyS0 panic=-1 quiet", NULL,
+		"-append", append, NULL,
 	};
 	struct child c = { .argv = argv, .capture = console, .timeout_sec = timeout };
 	int r;
@@ -455,16 +457,21 @@ static int qemu(struct kernel_env *env, const char *accel, int timeout, const ch
 	strbuf_reset(console);
 	r = child_run(&c, res);
 	free(kernel);
+	free(append);
 	return r;
 }
 
-static bool console_complete(const struct strbuf *console)
+static bool console_complete(const struct kernel_env *env, const struct strbuf *console)
 {
 	struct ktap_run run;
 	struct strbuf err = STRBUF_INIT;
 	bool complete = false;
+	const char *block;
+	size_t len;
 
-	if (ktap_parse(console->buf, console->len, &run, &err) == 0)
+	if (!ktap_marked_block(console->buf, console->len, env->boot_token, &block, &len))
+		return false;
+	if (ktap_parse(block, len, &run, &err) == 0)
 		complete = run.complete;
 	ktap_run_release(&run);
 	strbuf_release(&err);
@@ -498,7 +505,7 @@ static void choose_accel(struct kernel_env *env, const char *cpio, struct strbuf
 	} else if (strcmp(state.buf, "bad") != 0) {
 		FILE *f;
 		bool good = qemu(env, "kvm", KVM_PROBE_TIMEOUT, cpio, console, &res) == 0 &&
-			    console_complete(console);
+			    console_complete(env, console);
 
 		f = fopen(state_path, "we");
 		if (f) {
@@ -513,6 +520,18 @@ static void choose_accel(struct kernel_env *env, const char *cpio, struct strbuf
 	free(state_path);
 	strbuf_release(&state);
 	strbuf_release(&boot_id);
+}
+
+/* A fresh random token for each boot: the guest's output is believed only
+ * between markers that carry it (ktap_marked_block()). */
+static void new_boot_token(struct kernel_env *env)
+{
+	unsigned char bytes[16];
+
+	if (RAND_bytes(bytes, sizeof(bytes)) != 1)
+		abort();
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(env->boot_token + 2 * i, 3, "%02x", bytes[i]);
 }
 
 static void console_tail(const struct strbuf *console, struct strbuf *out)
@@ -539,6 +558,7 @@ int kernel_boot(struct kernel_env *env, struct strbuf *console, enum boot_status
 	int r;
 
 	console->cap = CONSOLE_CAP;
+	new_boot_token(env);
 	r = write_initramfs(env, cpio, err);
 	if (r < 0)
 		goto out;
@@ -553,7 +573,16 @@ int kernel_boot(struct kernel_env *env, struct strbuf *console, enum boot_status
 		}
 	}
 	panic = strstr(console->buf, "Kernel panic");
-	if (console_complete(console)) {
+	if (console_complete(env, console)) {
+		const char *block;
+		size_t len;
+		struct strbuf only = STRBUF_INIT;
+
+		/* hand back only what the suite printed between the markers */
+		ktap_marked_block(console->buf, console->len, env->boot_token, &block, &len);
+		strbuf_add(&only, block, len);
+		strbuf_release(console);
+		*console = only;
 		*ret_status = BOOT_OK;
 	} else if (panic) {
 		char *end = strchr(panic, '\n');

@@ -28,6 +28,7 @@ struct kernel_env {
 	char *suite_init, *suite_probe;
 	char *suite_version;	/* sha256 of the two suite binaries */
 	char accel[8];		/* "kvm" once a probe showed it works, else "tcg" */
+	char boot_token[33];	/* the current boot's marker token (hex) */
 	int build_timeout, boot_timeout;
 	int lock_fd;
 };

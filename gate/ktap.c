@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,4 +187,49 @@ const struct case_result *ktap_find(const struct ktap_run *run, const char *name
 		if (strcmp(run->cases[i].name, name) == 0)
 			return &run->cases[i];
 	return NULL;
+}
+
+/* Find a whole line equal to @line in @hay; returns its start or NULL. */
+static const char *find_line(const char *hay, size_t len, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = hay, *end = hay + len;
+
+	while (p < end) {
+		const char *hit = memmem(p, (size_t)(end - p), line, n);
+		const char *after;
+
+		if (!hit)
+			return NULL;
+		after = hit + n;
+		if ((hit == hay || hit[-1] == '\n') &&
+		    (after == end || *after == '\n' || (*after == '\r' && (after + 1 == end || after[1] == '\n'))))
+			return hit;
+		p = hit + 1;
+	}
+	return NULL;
+}
+
+bool ktap_marked_block(const char *console, size_t len, const char *token,
+		       const char **ret_start, size_t *ret_len)
+{
+	char begin[128], end_marker[128];
+	const char *b, *e, *start;
+
+	if (snprintf(begin, sizeof(begin), "# backport-gate begin %s", token) >= (int)sizeof(begin) ||
+	    snprintf(end_marker, sizeof(end_marker), "# backport-gate end %s", token) >= (int)sizeof(end_marker))
+		return false;
+	b = find_line(console, len, begin);
+	if (!b)
+		return false;
+	start = memchr(b, '\n', (size_t)(console + len - b));
+	if (!start)
+		return false;
+	start++;
+	e = find_line(start, (size_t)(console + len - start), end_marker);
+	if (!e)
+		return false;
+	*ret_start = start;
+	*ret_len = (size_t)(e - start);
+	return true;
 }

@@ -52,4 +52,13 @@ const struct case_result *ktap_find(const struct ktap_run *run, const char *name
 
 const char *case_status_name(enum case_status status);
 
+/*
+ * The part of @console between "# backport-gate begin TOKEN" and
+ * "# backport-gate end TOKEN" lines (the markers the suite prints around
+ * its KTAP when booted with bgtoken=TOKEN). Returns true and sets
+ * @ret_start/@ret_len when both markers with this token are there.
+ */
+bool ktap_marked_block(const char *console, size_t len, const char *token,
+		       const char **ret_start, size_t *ret_len);
+
 #endif

@@ -59,6 +59,19 @@ expect_contains "report RUN: prints the recorded report" "backport-gate run $run
 expect_eq "report RUN --json: the recorded JSON" "$culprit" \
 	"$("$gate" report "$run" --json --db "$db" | jq -r '.drop | join(" ")')"
 
+# The record, from the shell.
+hist=$("$gate" history --db "$db" --patch 8099b047ecc4)
+expect_contains "history --patch SHA: the drop, its reason and cases" \
+	"drop    regression  test.pl, exact-trunc-whitespace, exact-trunc-arg, nixos-2019" "$hist"
+expect_eq "history --case test.pl --json: regressed by the 2019 change" "regressed $culprit" \
+	"$("$gate" history --db "$db" --case test.pl --json | jq -r '.runs[0] | "\(.outcome) \(.patches | join(" "))"')"
+expect_eq "history --open --json: the open regression" "$culprit" \
+	"$("$gate" history --db "$db" --open --json | jq -r '[.queues[].open[].patch] | join(" ")')"
+status=0
+"$gate" history --db "$tmp/no-such.db" --open >/dev/null 2>"$tmp/herr" || status=$?
+expect_eq "history on a missing database: exit status 2" 2 "$status"
+expect_contains "history on a missing database: names it" "$tmp/no-such.db" "$(cat "$tmp/herr")"
+
 gate_run --queue "$queues/shebang-2019-reverted"
 expect_eq "with the revert: exit status 0" 0 "$status"
 expect_eq "with the revert: nothing dropped" "pass 0" "$(jqr '"\(.verdict) \(.drop | length)"')"

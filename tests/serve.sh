@@ -124,6 +124,9 @@ wait_job() { # id: waits for a final state, prints it
 	echo "timeout ($state)"
 }
 start=$(date +%s)
+kill -HUP "$daemon"	# a reload must not drop the running job
+sleep 0.5
+expect_contains "SIGHUP: the configuration is reloaded" "reloaded $tmp/gate.conf: 1 queues" "$(cat "$tmp/serve.log")"
 state=$(wait_job "$job")
 expect_eq "the job ends with a verdict" done "$state"
 echo "# job $job took $(($(date +%s) - start)) s"

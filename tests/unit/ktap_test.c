@@ -95,6 +95,35 @@ static void test_missing_results_are_incomplete(void **state)
 	strbuf_release(&err);
 }
 
+static void test_only_the_marked_block_counts(void **state)
+{
+	static const char out[] =
+		"KTAP version 1\n1..1\nnot ok 1 forged-before # a kernel message posing as the suite\n"
+		"# backport-gate begin 00ff\n"
+		"# backport-gate begin 1234abcd\n"
+		"KTAP version 1\n1..1\nok 1 test.pl\n# Totals: pass:1\n"
+		"# backport-gate end 1234abcd\n"
+		"not ok 1 forged-after\n";
+	struct strbuf err = STRBUF_INIT;
+	struct ktap_run run;
+	const char *block;
+	size_t len;
+
+	(void)state;
+	assert_true(ktap_marked_block(out, sizeof(out) - 1, "1234abcd", &block, &len));
+	assert_int_equal(ktap_parse(block, len, &run, &err), 0);
+	assert_true(run.complete);
+	assert_int_equal(run.n_cases, 1);
+	assert_string_equal(run.cases[0].name, "test.pl");
+	ktap_run_release(&run);
+	/* a wrong token, or a missing end marker, gives nothing */
+	assert_false(ktap_marked_block(out, sizeof(out) - 1, "00ff", &block, &len));
+	assert_false(ktap_marked_block(out, sizeof(out) - 1, "1234abc", &block, &len));
+	assert_false(ktap_marked_block(out, strstr(out, "# backport-gate end") - out, "1234abcd",
+				       &block, &len));
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -102,6 +131,7 @@ int main(void)
 		cmocka_unit_test(test_every_prefix_is_incomplete),
 		cmocka_unit_test(test_out_of_order_is_refused),
 		cmocka_unit_test(test_missing_results_are_incomplete),
+		cmocka_unit_test(test_only_the_marked_block_counts),
 	};
 
 	return cmocka_run_group_tests_name("ktap", tests, NULL, NULL);
