@@ -10,7 +10,7 @@ PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	libelf-dev libssl-dev libc6-dev cpio ccache xz-utils git coreutils \
 	util-linux pkg-config libgit2-dev libsqlite3-dev sqlite3 \
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
-	libcmocka-dev jq python3 curl openssl systemd
+	libcmocka-dev jq python3 curl openssl systemd chromium
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
@@ -76,6 +76,36 @@ $(BUILD)/tests/probe_record_test: tests/unit/probe_record_test.c \
 	$(CC) $(CFLAGS) -I$(SUITE_DIR) -o $@ tests/unit/probe_record_test.c \
 		$(SUITE_DIR)/probe_record.c -lcmocka
 
+# The same gate, unit tests included, with AddressSanitizer (leak checking
+# on) and UndefinedBehaviorSanitizer; tests/run-all runs both builds.
+ASAN := $(BUILD)/asan
+ASAN_CFLAGS = $(GATE_CFLAGS) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+ASAN_OBJS := $(patsubst gate/%.c,$(ASAN)/gate/%.o,$(GATE_SRCS)) $(ASAN)/gate/migrations.o
+ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN)/tests/%,$(GATE_TEST_SRCS))
+
+.PHONY: asan
+asan: $(ASAN)/backport-gate $(ASAN_TESTS)
+
+$(ASAN)/gate/%.o: gate/%.c $(GATE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
+
+$(ASAN)/gate/migrations.o: $(BUILD)/gate/migrations.c gate/db.h
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -Igate -c -o $@ $<
+
+$(ASAN)/libgate.a: $(ASAN_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(ASAN)/backport-gate: gate/main.c $(ASAN)/libgate.a $(GATE_HDRS)
+	$(CC) $(ASAN_CFLAGS) -o $@ gate/main.c $(ASAN)/libgate.a $(GATE_LDLIBS)
+
+$(ASAN)/tests/%_test: tests/unit/%_test.c $(ASAN)/libgate.a $(GATE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -Igate -o $@ $< $(ASAN)/libgate.a $(GATE_LDLIBS) -lcmocka
+
 # Installs whatever of $(PACKAGES) is missing; a fresh machine needs the
 # apt-get update before install finds anything.
 deps:
@@ -91,7 +121,7 @@ deps:
 	fi
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all asan
 	tests/run-all
 
 # The main job on the first bundled sample: the 2019 change among benign

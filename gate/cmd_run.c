@@ -41,8 +41,16 @@ char *repository_top(void)
 	if (n <= 0)
 		return strdup(".");
 	exe[n] = '\0';
-	/* <top>/build/backport-gate */
-	return strdup(dirname(dirname(exe)));
+	/* <top>/build/backport-gate, <top>/build/asan/backport-gate, ... */
+	for (int up = 0; up < 4; up++) {
+		char probe[PATH_MAX + 64];
+
+		dirname(exe);
+		snprintf(probe, sizeof(probe), "%s/kernel-tests/config/shebang.config", exe);
+		if (access(probe, R_OK) == 0)
+			return strdup(exe);
+	}
+	return strdup(".");
 }
 
 char *default_series_dir(void)

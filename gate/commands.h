@@ -13,6 +13,7 @@ int cmd_report(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_job(int argc, char **argv);
 
 /* Shared defaults: the cache directory and the repository holding the suite. */
 const char *default_cache(void);

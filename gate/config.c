@@ -224,13 +224,15 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 {
 	struct loader l = { .path = path, .cfg = ret, .err = err };
 	git_config *cfg = NULL;
+	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	git_libgit2_init();
 	ret->path = xstrdup(path);
 	if (access(path, R_OK) < 0) {
-		strbuf_addf(err, "%s: %s", path, strerror(errno));
-		return -errno;
+		r = -errno;
+		strbuf_addf(err, "%s: %s", path, strerror(-r));
+		goto out_release;
 	}
 	if (git_config_new(&cfg) < 0 ||
 	    git_config_add_file_ondisk(cfg, path, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
@@ -239,12 +241,14 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 		/* libgit2's parse errors carry "(in FILE:LINE, column N)" */
 		strbuf_addf(err, "%s: %s", path, e && e->message ? e->message : "cannot parse");
 		git_config_free(cfg);
-		return -EINVAL;
+		r = -EINVAL;
+		goto out_release;
 	}
 	git_config_foreach(cfg, each_entry, &l);
 	git_config_free(cfg);
-	if (l.r < 0)
-		return l.r;
+	r = l.r;
+	if (r < 0)
+		goto out_release;
 	if (!ret->listen_host) {
 		ret->listen_host = xstrdup("127.0.0.1");
 		ret->listen_port = 8080;
@@ -259,9 +263,18 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 		if (!ret->queues[i].url) {
 			strbuf_addf(err, "%s:%u: queue.%s: has no url", path,
 				    key_line(path, "queue", ret->queues[i].name, "poll"), ret->queues[i].name);
-			return -EINVAL;
+			r = -EINVAL;
+			goto out_release;
 		}
 	return 0;
+
+	/*
+	 * A refused file leaves @ret empty, so a caller that keeps its running
+	 * configuration on failure (serve.c's reload) has nothing to free.
+	 */
+out_release:
+	config_release(ret);
+	return r;
 }
 
 void config_release(struct gate_config *cfg)

@@ -13,6 +13,7 @@ static const struct command {
 	{ "run", cmd_run, "gate one queue once: apply, build, boot, judge, report" },
 	{ "report", cmd_report, "print a recorded run's report" },
 	{ "serve", cmd_serve, "the daemon: watch queues, CI webhook, history API and page" },
+	{ "job", cmd_job, "run one queued job (the daemon's worker)" },
 	{ "prepare", cmd_prepare, "extract and import the packaged kernel tree into the cache" },
 	{ "history", cmd_history, "ask the record: a patch's verdicts, a case's runs, open regressions" },
 };

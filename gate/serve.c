@@ -348,32 +348,32 @@ static int start_http(struct server *s, struct strbuf *err)
 	return 0;
 }
 
-/* The worker: one job, in a child that dies with the daemon. */
+/*
+ * The worker: one job, in a child that dies with the daemon. The child
+ * execs a fresh `backport-gate job` at once: after fork() in a process
+ * with threads (the HTTP side) only async-signal-safe calls are allowed,
+ * and a lock held by another thread at the fork (SQLite's, malloc's)
+ * would never be released in the child.
+ */
 static pid_t start_worker(struct server *s, int64_t job)
 {
-	pid_t pid = fork();
+	char id[32], exe[4096];
+	char *const argv[] = { "backport-gate", "job", "--config", s->cfg.path, "--job", id, NULL };
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	pid_t pid;
 
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	snprintf(id, sizeof(id), "%lld", (long long)job);
+	pid = fork();
 	if (pid != 0)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(3);
-	{
-		const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->httpd,
-								       MHD_DAEMON_INFO_LISTEN_FD);
-		struct strbuf err = STRBUF_INIT;
-		int r;
-
-		/* the port belongs to the daemon, not to a job that outlives it */
-		if (info)
-			close(info->listen_fd);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_IGN);
-		r = job_execute(&s->cfg, job, &err);
-		if (r < 0)
-			fprintf(stderr, "job %lld: %s\n", (long long)job, err.buf);
-		_exit(r < 0 ? 2 : 0);
-	}
+	execv(exe, argv);
+	_exit(127);
 }
 
 static int64_t next_queued_job(sqlite3 *db)
@@ -577,4 +577,40 @@ out:
 	config_release(&s.cfg);
 	strbuf_release(&err);
 	return status;
+}
+
+/* backport-gate job --config FILE --job ID: the worker's side of a job. */
+int cmd_job(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "job", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = NULL;
+	long long job = 0;
+	struct gate_config cfg;
+	struct strbuf err = STRBUF_INIT;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'c')
+			path = optarg;
+		else if (c == 'j')
+			job = atoll(optarg);
+		else
+			break;
+	}
+	if (!path || job <= 0) {
+		fprintf(stderr, "usage: backport-gate job --config FILE --job ID (started by serve)\n");
+		return EXIT_NO_VERDICT;
+	}
+	r = config_load(path, &cfg, &err);
+	if (r == 0)
+		r = job_execute(&cfg, job, &err);
+	if (r < 0)
+		fprintf(stderr, "job %lld: %s\n", job, err.buf);
+	config_release(&cfg);
+	strbuf_release(&err);
+	return r < 0 ? EXIT_NO_VERDICT : 0;
 }

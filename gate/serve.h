@@ -2,9 +2,10 @@
 /*
  * serve: the daemon. One process holds the HTTP side (libmicrohttpd, its
  * own thread) and the main loop (signals, queue polling, scheduling, the
- * notification outbox); each job runs in a forked worker child, so a
- * crash or hang in a job never takes the HTTP side down, and a kill of
- * the daemon takes its worker with it (PR_SET_PDEATHSIG).
+ * notification outbox); each job runs in a worker child (fork, then exec
+ * of `backport-gate job`), so a crash or hang in a job never takes the
+ * HTTP side down, and a kill of the daemon takes its worker with it
+ * (PR_SET_PDEATHSIG).
  *
  * Jobs live in SQLite: a job found 'running' at start was interrupted and
  * is queued again; a verdict is recorded, with its outbox rows, in one

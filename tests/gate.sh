@@ -6,7 +6,7 @@
 # builds and boots nothing; git repositories (path and file:// URL, with
 # --ref) read the same queue; bad series entries are refused by name.
 . "$(dirname "$0")/lib.bash"
-gate=$top/build/backport-gate
+gate=${BG_GATE:-$top/build/backport-gate}
 queues=$top/patches/queues
 db=$tmp/gate.db
 culprit=exec-load_script-don-t-blindly-truncate-shebang-string.patch

@@ -5,7 +5,7 @@
 # endpoint queried, the verdict received by a local HTTP receiver that fails
 # at first, and a kill -9 in the middle of a job.
 . "$(dirname "$0")/lib.bash"
-gate=$top/build/backport-gate
+gate=${BG_GATE:-$top/build/backport-gate}
 port=$((20000 + $$ % 20000))
 rport=$((port + 1))
 base=http://127.0.0.1:$port
@@ -194,7 +194,7 @@ sleep 1
 expect_eq "after kill -9: no verdict recorded for the job" "running " \
 	"$(sqlite3 "$tmp/gate.db" "SELECT state, COALESCE(run_id, '') FROM job WHERE id = $job" | tr '|' ' ')"
 expect_eq "after kill -9: the worker died with the daemon" "" \
-	"$(pgrep -f "backport-gate serve --config $tmp/gate.conf" || true)"
+	"$(pgrep -f -- "--config $tmp/gate.conf" || true)"
 start_daemon || fail "the daemon restarts"
 state=$(wait_job "$job")
 expect_eq "after restart: the job ran again to a verdict" "done 2" \

@@ -3,7 +3,7 @@
 # at the binary this tree built; the sample configuration passes
 # serve --check.
 . "$(dirname "$0")/lib.bash"
-gate=$top/build/backport-gate
+gate=${BG_GATE:-$top/build/backport-gate}
 
 mkdir -p "$tmp/units"
 sed "s|/usr/bin/backport-gate|$gate|g; s|/etc/backport-gate/gate.conf|$top/systemd/backport-gate.conf|g" \

@@ -124,7 +124,7 @@ struct scenario {
 
 static void setup_queue(struct scenario *s, size_t n)
 {
-	static char names[32][16];
+	static char names[32][32];
 
 	memset(s, 0, sizeof(*s));
 	s->n = n;

@@ -1,0 +1,209 @@
+#!/bin/bash
+# The HTML page of backport-gate serve, in a real browser: Debian's
+# chromium, headless, reads GET / from a daemon on loopback whose database
+# holds a real verdict on the 2019 sample queue. The DOM must show the DROP,
+# the dropped patch and the case it regressed as links into the history
+# API; a screenshot must be the size asked for and not blank.
+#
+# The verdict comes from `backport-gate run` on the default record
+# (<cache>/gate.db), where the trees of that queue are already built and
+# booted, so the run only re-judges; the test then works on a copy of it.
+. "$(dirname "$0")/lib.bash"
+gate=$top/build/backport-gate
+queue=$top/patches/queues/shebang-2019
+culprit=exec-load_script-don-t-blindly-truncate-shebang-string.patch
+secret=s3cret-for-page-test
+daemon=
+
+cleanup() {
+	if [ -n "$daemon" ]; then
+		kill "$daemon" 2>/dev/null
+		wait "$daemon" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# As default_cache() in gate/cmd_run.c.
+if [ -n "${BG_CACHE:-}" ]; then
+	cache=$BG_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+	cache=$XDG_CACHE_HOME/backport-gate
+else
+	cache=/var/cache/backport-gate
+fi
+
+# 1. A real verdict, then a copy of the record with a finished job for it.
+status=0
+start=$(date +%s)
+"$gate" run --queue "$queue" --json "$tmp/r.json" >"$tmp/run.out" 2>"$tmp/run.err" || status=$?
+echo "# gate run took $(($(date +%s) - start)) s (it waits for the cache's lock while another run builds)"
+expect_eq "gate run on the 2019 queue (default record): drop" "1 drop $culprit" \
+	"$status $(jq -r '"\(.verdict) \(.drop | join(" "))"' "$tmp/r.json" 2>/dev/null)"
+run=$(jq -r .run "$tmp/r.json" 2>/dev/null)
+case $run in
+'' | *[!0-9]*)
+	fail "gate run wrote a run id: $(tail -n 3 "$tmp/run.err")"
+	exit 1
+	;;
+esac
+status=0
+sqlite3 "$cache/gate.db" ".backup '$tmp/gate.db'" 2>"$tmp/backup.err" || status=$?
+expect_eq "copy of the default record" 0 "$status"
+status=0
+sqlite3 "$tmp/gate.db" "INSERT INTO job (queue, trigger, state, run_id, started_at, finished_at)
+	VALUES ('stable-6.1', 'webhook', 'done', $run, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),
+		strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))" 2>"$tmp/insert.err" || status=$?
+expect_eq "a finished job for run $run" 0 "$status"
+
+# 2. The daemon on a free loopback port.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+start_daemon() { # on success sets port, base, daemon
+	local _
+	port=$(free_port) || return 1
+	base=http://127.0.0.1:$port
+	cat >"$tmp/gate.conf" <<CONF
+[server]
+	listen = 127.0.0.1:$port
+	database = $tmp/gate.db
+[queue "stable-6.1"]
+	url = $queue
+	poll = 0
+	secret = $secret
+CONF
+	"$gate" serve --config "$tmp/gate.conf" >>"$tmp/serve.log" 2>&1 &
+	daemon=$!
+	for _ in $(seq 100); do
+		kill -0 "$daemon" 2>/dev/null || break
+		curl -s -o /dev/null "$base/api/runs" && return 0
+		sleep 0.1
+	done
+	kill "$daemon" 2>/dev/null
+	wait "$daemon" 2>/dev/null
+	daemon=
+	return 1
+}
+started=false
+for _ in 1 2 3; do	# a port taken between the probe and the bind: another
+	start_daemon && started=true && break
+done
+if ! $started; then
+	fail "the daemon listens on loopback: $(tail -n 3 "$tmp/serve.log")"
+	exit 1
+fi
+pass "the daemon listens on $base"
+
+# 3. Debian's chromium, headless, as root: no sandbox; no connections of
+# its own (the machine's network is closed); a fresh profile every time;
+# shared memory in $TMPDIR, not /dev/shm, which may be small (the wrapper's
+# own check for that, /etc/chromium.d/dev-shm, breaks where findmnt prints
+# two lines).
+browser() { # ARGS...: output on stdout, messages in $tmp/chromium.log
+	local profile
+	profile=$(mktemp -d "$tmp/profile.XXXXXX")
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-dev-shm-usage --user-data-dir="$profile" "$@" 2>>"$tmp/chromium.log"
+}
+
+status=0
+browser --dump-dom "$base/" >"$tmp/dom.html" || status=$?
+expect_eq "chromium --dump-dom of GET /: exit status" 0 "$status"
+dom=$(cat "$tmp/dom.html")
+expect_contains "DOM: the page's heading" "<h1>backport-gate</h1>" "$dom"
+expect_contains "DOM: the queue configured" "<h2>stable-6.1</h2>" "$dom"
+expect_contains "DOM: the DROP verdict of run $run" \
+	"Run <a href=\"/api/runs/$run\">$run</a> on 6.1.192: <strong>DROP</strong>, 1 of 6 patches to drop" "$dom"
+expect_contains "DOM: the dropped patch links to /api/patches/<name>" \
+	"<a href=\"/api/patches/$culprit\">$culprit</a>" "$dom"
+row=$(grep -F "<a href=\"/api/patches/$culprit\">" "$tmp/dom.html")
+expect_contains "DOM: its row is a drop for a regression" \
+	"<tr class=\"drop\"><td><a href=\"/api/patches/$culprit\">$culprit</a></td><td>drop</td><td>regression</td>" "$row"
+expect_contains "DOM: the regressed case test.pl links to /api/cases/test.pl" \
+	"<a href=\"/api/cases/test.pl\">test.pl</a>" "$row"
+expect_eq "DOM: one patch row is a drop" 1 "$(grep -c '<tr class="drop">' "$tmp/dom.html")"
+expect_eq "the patch link leads to its drop verdict" "drop regression" \
+	"$(curl -s "$base/api/patches/$culprit" | jq -r '.verdicts[0] | "\(.status) \(.reason)"' 2>/dev/null)"
+
+png_size() { # FILE: "WIDTH HEIGHT" from the IHDR chunk
+	python3 - "$1" <<'PY' 2>/dev/null
+import struct, sys
+d = open(sys.argv[1], 'rb').read(24)
+if d[:8] == b'\x89PNG\r\n\x1a\n' and d[12:16] == b'IHDR':
+    print('%d %d' % struct.unpack('>II', d[16:24]))
+PY
+}
+
+png_colours() { # FILE: "NON-WHITE DROP-ROW": counts of pixels, of any colour but
+	# white and of the drop row's #fdd (within 3 per channel)
+	python3 - "$1" <<'PY' 2>/dev/null
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+pos, idat = 8, b''
+while pos < len(d):
+    n, t = struct.unpack('>I4s', d[pos:pos + 8])
+    if t == b'IHDR':
+        w, h, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', d[pos + 8:pos + 21])
+    elif t == b'IDAT':
+        idat += d[pos + 8:pos + 8 + n]
+    pos += 12 + n
+if depth != 8 or interlace or ctype not in (2, 6):
+    sys.exit('unexpected PNG format')
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, i, colours = bytearray(stride), 0, {}
+for y in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    if f == 2:
+        line = bytearray(prev) if not any(line) else bytearray(map(lambda p, q: (p + q) & 255, line, prev))
+    elif f:
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            else:
+                c = prev[x - bpp] if x >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for rgb in zip(line[0::bpp], line[1::bpp], line[2::bpp]):
+        colours[rgb] = colours.get(rgb, 0) + 1
+    prev = line
+other = w * h - colours.get((255, 255, 255), 0)
+pink = sum(n for (r, g, b), n in colours.items() if r >= 252 and abs(g - 221) <= 3 and abs(b - 221) <= 3)
+print(other, pink)
+PY
+}
+
+status=0
+browser --screenshot="$tmp/page.png" --window-size=1280,900 "$base/" >/dev/null || status=$?
+expect_eq "chromium --screenshot of GET /: exit status" 0 "$status"
+status=0
+browser --screenshot="$tmp/blank.png" --window-size=1280,900 about:blank >/dev/null || status=$?
+expect_eq "chromium --screenshot of about:blank: exit status" 0 "$status"
+expect_eq "screenshot: a PNG of 1280x900" "1280 900" "$(png_size "$tmp/page.png")"
+expect_eq "screenshot of about:blank: a PNG of 1280x900" "1280 900" "$(png_size "$tmp/blank.png")"
+if [ -s "$tmp/page.png" ] && [ -s "$tmp/blank.png" ] && ! cmp -s "$tmp/page.png" "$tmp/blank.png"; then
+	pass "screenshot: differs from about:blank"
+else
+	fail "screenshot: differs from about:blank"
+fi
+size=$(stat -c %s "$tmp/page.png" 2>/dev/null || echo 0)
+if [ "$size" -gt 20000 ]; then
+	pass "screenshot: $size bytes, more than a blank page's"
+else
+	fail "screenshot: more than 20000 bytes, got $size (about:blank: $(stat -c %s "$tmp/blank.png" 2>/dev/null))"
+fi
+read -r nonwhite pink <<<"$(png_colours "$tmp/page.png")"
+if [ "${nonwhite:-0}" -gt 50000 ] && [ "${pink:-0}" -gt 20000 ]; then
+	pass "screenshot: text and tables drawn, the drop row in #fdd"
+else
+	fail "screenshot: more than 50000 non-white pixels and 20000 of #fdd, got '${nonwhite:-} ${pink:-}'"
+fi
+expect_eq "screenshot of about:blank: all white" 0 "$(png_colours "$tmp/blank.png" | cut -d' ' -f1)"
