@@ -10,7 +10,8 @@ PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	libelf-dev libssl-dev libc6-dev cpio ccache xz-utils git coreutils \
 	util-linux pkg-config libgit2-dev libsqlite3-dev sqlite3 \
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
-	libcmocka-dev jq python3 curl openssl systemd chromium
+	libcmocka-dev jq python3 curl openssl systemd chromium \
+	clang-14 libclang-rt-14-dev
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
@@ -105,6 +106,10 @@ $(ASAN)/backport-gate: gate/main.c $(ASAN)/libgate.a $(GATE_HDRS)
 $(ASAN)/tests/%_test: tests/unit/%_test.c $(ASAN)/libgate.a $(GATE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -Igate -o $@ $< $(ASAN)/libgate.a $(GATE_LDLIBS) -lcmocka
+
+# libFuzzer targets: make fuzz (FUZZ_SECONDS each, default 60); make check
+# runs a short pass of each (tests/fuzz.sh).
+include tests/fuzz/fuzz.mk
 
 # Installs whatever of $(PACKAGES) is missing; a fresh machine needs the
 # apt-get update before install finds anything.

@@ -44,7 +44,10 @@ struct gate_config {
 	size_t n_queues;
 };
 
-/* Read and check @path. 0, or -EINVAL with "FILE:LINE: KEY: why" in @err. */
+/*
+ * Read and check @path. 0, or -EINVAL (-ENOENT for a missing file) with
+ * "FILE:LINE: KEY: why" in @err; a refused load leaves @ret empty.
+ */
 int config_load(const char *path, struct gate_config *ret, struct strbuf *err);
 void config_release(struct gate_config *cfg);
 
