@@ -417,6 +417,20 @@ static void worker_ended(struct server *s, int64_t job, int status)
 		"error = 'the worker ended without a verdict' WHERE id = ? AND state = 'running'", job);
 }
 
+static bool queue_has_pending_job(sqlite3 *db, const char *queue)
+{
+	sqlite3_stmt *st;
+	bool pending = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM job WHERE queue = ? AND state IN ('queued', 'running')",
+			       -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
+	pending = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return pending;
+}
+
 static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 {
 	for (size_t i = 0; i < s->cfg.n_queues; i++) {
@@ -428,6 +442,10 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 		if (q->poll <= 0 || now < next_poll[i])
 			continue;
 		next_poll[i] = now + q->poll;
+		/* One fetch is enough: the job reads the queue when it runs, and
+		 * an unchanged snapshot ends at once without a new run. */
+		if (queue_has_pending_job(s->db, q->name))
+			continue;
 		if (jobs_enqueue(s->db, q->name, "poll", NULL, &job, &dup, &err) < 0)
 			fprintf(stderr, "poll %s: %s\n", q->name, err.buf);
 		strbuf_release(&err);

@@ -205,3 +205,26 @@ expect_eq "after restart: no run was left half-done" 0 \
 	"$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) FROM run WHERE verdict = 'running'")"
 expect_eq "after restart: the regression is closed" "" \
 	"$(curl -s "$base/api/regressions" | jq -r '[.queues[].open[].patch] | join(" ")')"
+
+# Polling: with poll = 2 after a reload, a new commit in the queue
+# repository becomes a job and a verdict without any webhook; unchanged
+# content between polls ends at once without a new run.
+sed -i 's/^\tpoll = 0$/\tpoll = 2/' "$tmp/gate.conf"
+kill -HUP "$daemon"
+cp "$top/patches/queues/shebang-2019/queue-6.1/docs-binfmt-misc-replace-aka.patch" "$repo/queue-6.1/docs-again.patch"
+sed -i 's/docs-binfmt-misc-replace-aka.patch/docs-again.patch/' "$repo/queue-6.1/docs-again.patch"
+echo docs-again.patch >>"$repo/queue-6.1/series"
+git -C "$repo" add -A
+git -C "$repo" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1: one more"
+runs_before=$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) FROM run")
+for _ in $(seq 120); do
+	[ "$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) FROM run WHERE verdict IN ('pass', 'drop')")" -gt "$runs_before" ] && break
+	sleep 1
+done
+expect_eq "poll: the new commit was gated without a webhook" "poll $(git -C "$repo" rev-parse HEAD)" \
+	"$(sqlite3 "$tmp/gate.db" "SELECT trigger, commit_id FROM job WHERE run_id = (SELECT MAX(id) FROM run)" | head -1 | tr '|' ' ')"
+sleep 6
+expect_eq "poll: unchanged content makes no new run" "$((runs_before + 1))" \
+	"$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) FROM run")"
+expect_eq "poll: polls do not pile up" 1 \
+	"$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) <= 1 FROM job WHERE state IN ('queued', 'running')")"
