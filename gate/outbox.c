@@ -7,6 +7,9 @@
 
 #include "outbox.h"
 
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
 static size_t discard(char *data, size_t size, size_t n, void *user)
 {
 	(void)data;
@@ -76,7 +79,8 @@ int outbox_deliver(sqlite3 *db, int max)
 		ok = post(url, body, why, sizeof(why)) == 0;
 		if (sqlite3_prepare_v2(db, ok ? "UPDATE outbox SET state = 'sent', attempts = ?, "
 				       "sent_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?"
-				       : "UPDATE outbox SET state = CASE WHEN ?1 >= 12 THEN 'failed' ELSE 'pending' END, "
+				       : "UPDATE outbox SET state = CASE WHEN ?1 >= " STRINGIFY(OUTBOX_MAX_ATTEMPTS)
+					 " THEN 'failed' ELSE 'pending' END, "
 				       "attempts = ?1, next_attempt = ?3, last_error = ?4 WHERE id = ?2",
 				       -1, &up, NULL) == SQLITE_OK) {
 			/* backoff: 2, 4, 8, ... seconds, at most 10 minutes */

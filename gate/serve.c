@@ -26,6 +26,8 @@
 
 /* A job without a verdict is tried this often (see worker_ended), 30 s apart. */
 #define MAX_JOB_ATTEMPTS 3
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 
@@ -412,8 +414,8 @@ static void worker_ended(struct server *s, int64_t job, int status)
 	fprintf(stderr, "job %lld: no verdict (%s %d); %s\n", (long long)job,
 		WIFSIGNALED(status) ? "signal" : "exit status",
 		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), "will retry");
-	/* MAX_JOB_ATTEMPTS */
-	job_sql(s->db, "UPDATE job SET state = CASE WHEN attempts >= 3 THEN 'failed' ELSE 'queued' END, "
+	job_sql(s->db, "UPDATE job SET state = CASE WHEN attempts >= " STRINGIFY(MAX_JOB_ATTEMPTS)
+		" THEN 'failed' ELSE 'queued' END, "
 		"error = 'the worker ended without a verdict' WHERE id = ? AND state = 'running'", job);
 }
 
