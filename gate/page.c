@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "page.h"
@@ -43,8 +45,9 @@ static json_t *latest_report(sqlite3 *db, const char *queue, int64_t *ret_job, c
 
 	*ret_job = 0;
 	*ret_state = "never gated";
-	if (sqlite3_prepare_v2(db, "SELECT job.id, job.state, run.report FROM job LEFT JOIN run ON run.id = job.run_id "
-			       "WHERE job.queue = ? AND job.state != 'superseded' ORDER BY job.id DESC LIMIT 1",
+	/* the latest verdict; a newer job still waiting or running is said below */
+	if (sqlite3_prepare_v2(db, "SELECT job.id, job.state, run.report FROM job JOIN run ON run.id = job.run_id "
+			       "WHERE job.queue = ? AND run.report IS NOT NULL ORDER BY job.id DESC LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
@@ -59,8 +62,26 @@ static json_t *latest_report(sqlite3 *db, const char *queue, int64_t *ret_job, c
 	return report;
 }
 
+static bool job_pending(sqlite3 *db, const char *queue, char state[16])
+{
+	sqlite3_stmt *st;
+	bool pending = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT state FROM job WHERE queue = ? AND state IN ('queued', 'running') "
+			       "ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));
+		pending = true;
+	}
+	sqlite3_finalize(st);
+	return pending;
+}
+
 static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbuf *out)
 {
+	char pending_state[16];
 	const char *state;
 	int64_t job;
 	json_t *report = latest_report(db, q->name, &job, &state), *p;
@@ -72,6 +93,8 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 	strbuf_adds(out, "</h2><p class=\"source\">");
 	esc(out, q->url);
 	strbuf_adds(out, "</p>");
+	if (job_pending(db, q->name, pending_state))
+		strbuf_addf(out, "<p class=\"pending\">A newer job is %s.</p>", pending_state);
 	if (!report) {
 		strbuf_addf(out, "<p class=\"state\">%s%s</p></section>\n", state,
 			    job ? " (latest job has no verdict yet)" : "");
