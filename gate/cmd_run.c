@@ -109,16 +109,12 @@ int cmd_run(int argc, char **argv)
 	struct gate_options opts = { 0 };
 	const char *json_path = NULL, *db_path = NULL, *cache = default_cache();
 	struct queue_snapshot snap = { 0 };
-	struct kernel_env env;
-	struct kernel_tree tree = { 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	char *top = repository_top(), *db_default = NULL, *series_default = NULL;
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;
-	bool env_ready = false;
 
-	memset(&env, 0, sizeof(env));
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q': req.source = optarg; break;
@@ -158,14 +154,7 @@ int cmd_run(int argc, char **argv)
 	r = db_open(db_path, &db, &err);
 	if (r < 0)
 		goto fail;
-	r = kernel_env_init(&env, top, cache, &err);
-	env_ready = true;
-	if (r < 0)
-		goto fail;
-	r = tree_open(&tree, &env, &err);
-	if (r < 0)
-		goto fail;
-	r = gate_run(&env, &tree, db, &snap, &opts, &report, &err);
+	r = gate_snapshot(top, cache, db, &snap, &opts, &report, &err);
 	if (report) {
 		report_render_text(report, &text);
 		fputs(text.buf, stdout);
@@ -181,10 +170,6 @@ fail:
 	status = EXIT_NO_VERDICT;
 out:
 	json_decref(report);
-	if (tree.repo)
-		tree_close(&tree);
-	if (env_ready)
-		kernel_env_release(&env);
 	db_close(db);
 	queue_snapshot_release(&snap);
 	strbuf_release(&err);

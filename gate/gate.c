@@ -647,3 +647,23 @@ out:
 	free(release);
 	return r;
 }
+
+int gate_snapshot(const char *top, const char *cache, sqlite3 *db,
+		  const struct queue_snapshot *snap, const struct gate_options *opts,
+		  json_t **ret_report, struct strbuf *err)
+{
+	struct kernel_env env;
+	struct kernel_tree tree = { 0 };
+	int r;
+
+	*ret_report = NULL;
+	r = kernel_env_init(&env, top, cache, err);
+	if (r == 0)
+		r = tree_open(&tree, &env, err);
+	if (r == 0)
+		r = gate_run(&env, &tree, db, snap, opts, ret_report, err);
+	if (tree.repo)
+		tree_close(&tree);
+	kernel_env_release(&env);
+	return r;
+}

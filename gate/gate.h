@@ -34,4 +34,13 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	     const struct queue_snapshot *snap, const struct gate_options *opts,
 	     json_t **ret_report, struct strbuf *err);
 
+/*
+ * gate_run() with its set-up: check the packages, take the cache lock,
+ * open (extracting and importing the first time) the kernel tree under
+ * @cache, gate @snap, release it all. Same returns as gate_run().
+ */
+int gate_snapshot(const char *top, const char *cache, sqlite3 *db,
+		  const struct queue_snapshot *snap, const struct gate_options *opts,
+		  json_t **ret_report, struct strbuf *err);
+
 #endif

@@ -167,8 +167,6 @@ out:
 int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *err)
 {
 	struct queue_snapshot snap = { 0 };
-	struct kernel_env env = { 0 };
-	struct kernel_tree tree = { 0 };
 	struct gate_options opts = { .drop_on_quirk = cfg->drop_on_quirk };
 	const struct queue_config *q;
 	struct queue_request req = { 0 };
@@ -176,7 +174,6 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	json_t *report = NULL;
-	bool env_ready = false;
 	int64_t earlier;
 	int r;
 
@@ -223,14 +220,7 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 			    run, "snapshot already gated");
 		goto out;
 	}
-	r = kernel_env_init(&env, top, cfg->cache, err);
-	env_ready = true;
-	if (r < 0)
-		goto out;
-	r = tree_open(&tree, &env, err);
-	if (r < 0)
-		goto out;
-	r = gate_run(&env, &tree, db, &snap, &opts, &report, err);
+	r = gate_snapshot(top, cfg->cache, db, &snap, &opts, &report, err);
 	if (r < 0)
 		goto out;
 	r = record_done(db, q, job_id, report);
@@ -238,10 +228,6 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 		db_error(db, "recording the verdict", err);
 out:
 	json_decref(report);
-	if (tree.repo)
-		tree_close(&tree);
-	if (env_ready)
-		kernel_env_release(&env);
 	queue_snapshot_release(&snap);
 	db_close(db);
 	free(queue);
