@@ -151,6 +151,43 @@ int db_build_put(sqlite3 *db, const struct tree_key *key, bool ok, const char *f
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found,
+			struct strbuf *inputs)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ret_found = false;
+	if (sqlite3_prepare_v2(db, "SELECT inputs FROM build WHERE tree = ? AND config = ? "
+			       "AND status = 'ok' AND inputs IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret_found = true;
+		strbuf_adds(inputs, column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int db_build_inputs_put(sqlite3 *db, const struct tree_key *key, const char *inputs)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "UPDATE build SET inputs = ? WHERE tree = ? AND config = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, inputs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key->config, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 static int status_from_name(const char *name, const char *const *names, int n)
 {
 	for (int i = 0; i < n; i++)

@@ -45,6 +45,15 @@ int db_build_put(sqlite3 *db, const struct tree_key *key, bool ok, const char *f
 		 double seconds);
 
 /*
+ * The files the recorded build of @key read (tree-relative paths, one per
+ * line, sorted). *ret_found false when the build or its inputs are not
+ * recorded.
+ */
+int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found,
+			struct strbuf *inputs);
+int db_build_inputs_put(sqlite3 *db, const struct tree_key *key, const char *inputs);
+
+/*
  * Boot number @attempt (1: the first; 2: the fresh boot that re-checked a
  * regression) of @key into @eval (boot_failed, boot_status,
  * boot_evidence, ktap). *ret_found false when there is none.

@@ -20,6 +20,18 @@ struct apply_memo {
 	char *message;
 };
 
+/* A sorted set of tree-relative paths: what one build read. */
+struct file_set {
+	char **files;
+	size_t n;
+};
+
+/* The inputs of a built tree, once read from the build or the record. */
+struct inputs_memo {
+	char tree[GIT_OID_HEXSZ + 1];
+	struct file_set set;
+};
+
 /* An evaluated tree, kept for the judge (it holds pointers to these). */
 struct eval_memo {
 	char tree[GIT_OID_HEXSZ + 1];
@@ -37,8 +49,12 @@ struct gate_ctx {
 	size_t n_evals;
 	struct judge_eval **all_evals;	/* every eval made, freed at the end */
 	size_t n_all;
+	struct inputs_memo **inputs;	/* stable pointers: the judge's evals point on */
+	size_t n_inputs;
+	const struct judge_patch *jp;	/* set once impact is known */
 	char built_tree[GIT_OID_HEXSZ + 1];	/* what the build directory holds */
 	unsigned builds, boots;
+	unsigned same_kernel;		/* sequences answered by an equal kernel */
 };
 
 static double now_seconds(void)
@@ -139,6 +155,107 @@ static void memo_put(struct gate_ctx *ctx, const char *tree, struct judge_eval *
 	ctx->n_evals++;
 }
 
+static void file_set_release(struct file_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->files[i]);
+	free(set->files);
+	set->files = NULL;
+	set->n = 0;
+}
+
+/* @text: sorted paths, one per line (the form the record keeps). */
+static void file_set_parse(const char *text, struct file_set *set)
+{
+	size_t alloc = 0;
+
+	set->files = NULL;
+	set->n = 0;
+	for (const char *p = text; *p;) {
+		const char *end = strchrnul(p, '\n');
+
+		if (end > p) {
+			if (set->n == alloc) {
+				alloc = alloc ? alloc * 2 : 1024;
+				set->files = realloc(set->files, alloc * sizeof(*set->files));
+				if (!set->files)
+					abort();
+			}
+			set->files[set->n] = strndup(p, (size_t)(end - p));
+			if (!set->files[set->n])
+				abort();
+			set->n++;
+		}
+		p = *end ? end + 1 : end;
+	}
+}
+
+static struct file_set *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
+					struct file_set *set)
+{
+	struct inputs_memo *m;
+
+	ctx->inputs = realloc(ctx->inputs, (ctx->n_inputs + 1) * sizeof(*ctx->inputs));
+	if (!ctx->inputs)
+		abort();
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		abort();
+	ctx->inputs[ctx->n_inputs++] = m;
+	snprintf(m->tree, sizeof(m->tree), "%s", tree);
+	m->set = *set;
+	return &m->set;
+}
+
+/* Read what the build in the build directory (of @key) read, and record it. */
+static int record_inputs(struct gate_ctx *ctx, const struct tree_key *key, struct strbuf *err)
+{
+	struct file_set set = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	int r = kernel_used_files(ctx->env, &set.files, &set.n);
+
+	if (r < 0 || set.n == 0) {
+		file_set_release(&set);
+		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
+			    ctx->env->build);
+		return r < 0 ? r : -ENOENT;
+	}
+	for (size_t i = 0; i < set.n; i++)
+		strbuf_addf(&text, "%s\n", set.files[i]);
+	inputs_memo_put(ctx, key->tree, &set);
+	r = db_build_inputs_put(ctx->db, key, text.buf);
+	strbuf_release(&text);
+	return r < 0 ? db_error(ctx->db, "recording a build's inputs", err) : 0;
+}
+
+/* The inputs of the built tree @key, or NULL when they are not known. */
+static int tree_inputs(struct gate_ctx *ctx, const struct tree_key *key,
+		       const struct file_set **ret, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct file_set set;
+	bool found;
+	int r;
+
+	*ret = NULL;
+	for (size_t i = 0; i < ctx->n_inputs; i++)
+		if (strcmp(ctx->inputs[i]->tree, key->tree) == 0) {
+			*ret = &ctx->inputs[i]->set;
+			return 0;
+		}
+	r = db_build_inputs_get(ctx->db, key, &found, &text);
+	if (r < 0) {
+		strbuf_release(&text);
+		return db_error(ctx->db, "reading a build's inputs", err);
+	}
+	if (found) {
+		file_set_parse(text.buf, &set);
+		*ret = inputs_memo_put(ctx, key->tree, &set);
+	}
+	strbuf_release(&text);
+	return 0;
+}
+
 /* Check out and build @commit unless the build directory already holds it. */
 static int ensure_built(struct gate_ctx *ctx, const git_oid *commit, const char *tree_hex,
 			const struct tree_key *key, bool *ret_ok, struct strbuf *first_error,
@@ -168,7 +285,7 @@ static int ensure_built(struct gate_ctx *ctx, const git_oid *commit, const char 
 	if (db_build_put(ctx->db, key, *ret_ok, *ret_ok ? NULL : first_error->buf,
 			 now_seconds() - start) < 0)
 		return db_error(ctx->db, "recording a build", err);
-	return 0;
+	return *ret_ok ? record_inputs(ctx, key, err) : 0;
 }
 
 static int boot(struct gate_ctx *ctx, const struct tree_key *key, struct judge_eval *e,
@@ -199,19 +316,20 @@ out:
 	return r;
 }
 
-static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
-		    const struct judge_eval **ret, struct strbuf *err)
+/*
+ * Apply base + @subset: *ret_commit and @tree_hex, or *ret_failed (an
+ * evaluation saying which patch did not apply).
+ */
+static int sequence_tree(struct gate_ctx *ctx, const size_t *subset, size_t n, git_oid *ret_commit,
+			 char *tree_hex, struct judge_eval **ret_failed, struct strbuf *err)
 {
-	struct gate_ctx *ctx = opaque;
 	git_oid commit = ctx->tree->base;
-	char tree_hex[GIT_OID_HEXSZ + 1];
-	struct tree_key key;
-	struct judge_eval *e;
-	bool found, ok;
 	int r;
 
+	*ret_failed = NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct apply_memo *m;
+		struct judge_eval *e;
 
 		r = apply_one(ctx, &commit, subset[i], &m, NULL, err);
 		if (r < 0)
@@ -222,7 +340,7 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 			e->apply_failed_at = subset[i];
 			strbuf_addf(&e->apply_message, "%s (on top of the queue without the dropped patches)",
 				    m->message ? m->message : "does not apply");
-			*ret = e;
+			*ret_failed = e;
 			return 0;
 		}
 		commit = m->commit;
@@ -231,6 +349,113 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	if (r < 0) {
 		strbuf_addf(err, "tree: cannot read the tree of a commit");
 		return r;
+	}
+	*ret_commit = commit;
+	return 0;
+}
+
+static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
+		    const struct judge_eval **ret, struct strbuf *err);
+
+static bool patch_reads_none(const struct queue_patch *p, const struct file_set *inputs)
+{
+	for (size_t f = 0; f < p->parsed.n_files; f++) {
+		const struct patch_file *pf = &p->parsed.files[f];
+
+		if (pf->old_path && kernel_path_exercised(inputs->files, inputs->n, pf->old_path))
+			return false;
+		if (pf->new_path && kernel_path_exercised(inputs->files, inputs->n, pf->new_path))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * @subset with its not-exercised patches left out makes a kernel; when
+ * that build read none of the files those patches touch, the whole
+ * subset makes the same kernel, and its result is the answer. 0 when
+ * answered, 1 when it cannot tell (build the subset itself), or -errno.
+ */
+static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size_t n, bool fresh,
+				const struct judge_eval **ret, struct strbuf *err)
+{
+	size_t *rest = calloc(n, sizeof(*rest)), m = 0;
+	char tree_hex[GIT_OID_HEXSZ + 1];
+	struct judge_eval *failed;
+	const struct judge_eval *e;
+	const struct file_set *inputs;
+	struct tree_key key;
+	git_oid commit;
+	int r;
+
+	if (!rest)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (ctx->jp[subset[i]].exercised)
+			rest[m++] = subset[i];
+	r = 1;
+	if (m == n)
+		goto out;
+	r = sequence_tree(ctx, rest, m, &commit, tree_hex, &failed, err);
+	if (r < 0)
+		goto out;
+	r = 1;
+	if (failed)
+		goto out;
+	r = evaluate(ctx, rest, m, fresh, &e, err);
+	if (r < 0)
+		goto out;
+	r = 1;
+	if (e->apply_failed || e->build_failed)
+		goto out;
+	key.tree = tree_hex;
+	key.config = ctx->env->config_stamp;
+	key.suite = ctx->env->suite_version;
+	r = tree_inputs(ctx, &key, &inputs, err);
+	if (r == 0 && !inputs && strcmp(ctx->built_tree, tree_hex) == 0) {
+		r = record_inputs(ctx, &key, err);
+		if (r == 0)
+			r = tree_inputs(ctx, &key, &inputs, err);
+	}
+	if (r < 0)
+		goto out;
+	r = 1;
+	if (!inputs)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (!ctx->jp[subset[i]].exercised &&
+		    !patch_reads_none(&ctx->snap->patches[subset[i]], inputs))
+			goto out;
+	ctx->same_kernel++;
+	*ret = e;
+	r = 0;
+out:
+	free(rest);
+	return r;
+}
+
+static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
+		    const struct judge_eval **ret, struct strbuf *err)
+{
+	struct gate_ctx *ctx = opaque;
+	char tree_hex[GIT_OID_HEXSZ + 1];
+	struct judge_eval *e;
+	struct tree_key key;
+	git_oid commit;
+	bool found, ok;
+	int r;
+
+	r = sequence_tree(ctx, subset, n, &commit, tree_hex, &e, err);
+	if (r < 0)
+		return r;
+	if (e) {
+		*ret = e;
+		return 0;
+	}
+	if (ctx->jp) {
+		r = evaluate_same_kernel(ctx, subset, n, fresh, ret, err);
+		if (r <= 0)
+			return r;
 	}
 	if (!fresh && (e = memo_find(ctx, tree_hex))) {
 		*ret = e;
@@ -319,20 +544,6 @@ static char *base_release(const struct kernel_env *env)
 	if (!out)
 		abort();
 	return out;
-}
-
-static bool touches_exercised(const struct queue_patch *p, char *const *used, size_t n_used)
-{
-	for (size_t f = 0; f < p->parsed.n_files; f++) {
-		const struct patch_file *pf = &p->parsed.files[f];
-
-		if (pf->old_path && kernel_path_exercised(used, n_used, pf->old_path))
-			return true;
-		if (pf->new_path && kernel_path_exercised(used, n_used, pf->new_path))
-			return true;
-		/* a new file can only matter through a Makefile or a header that is used */
-	}
-	return false;
 }
 
 static int record_snapshot(sqlite3 *db, const struct queue_snapshot *snap, sqlite3_int64 *ret_id,
@@ -445,11 +656,12 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	struct judge_oracle oracle = { evaluate, &ctx };
 	struct judge_result result;
 	const struct judge_eval *base_eval;
+	char base_tree[GIT_OID_HEXSZ + 1];
+	struct tree_key key;
 	sqlite3_int64 snapshot_id = 0, run_id = 0;
 	json_t *report = NULL, *patches_json, *drop_json;
 	git_oid head = tree->base;
-	char **used = NULL;
-	size_t n_used = 0;
+	const struct file_set *used;
 	char *release = base_release(env);
 	double start = now_seconds();
 	bool any_drop = false;
@@ -504,28 +716,36 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	r = evaluate(&ctx, NULL, 0, false, &base_eval, err);
 	if (r < 0)
 		goto out;
-	r = kernel_used_files(env, &used, &n_used);
-	if (r == 0 && n_used == 0) {
-		/* base came from the record: build it once to learn the dependencies */
-		char base_tree[GIT_OID_HEXSZ + 1];
-		struct tree_key key = { base_tree, env->config_stamp, env->suite_version };
+	key.tree = base_tree;
+	key.config = env->config_stamp;
+	key.suite = env->suite_version;
+	tree_id_hex(tree, &tree->base, base_tree);
+	r = tree_inputs(&ctx, &key, &used, err);
+	if (r == 0 && !used) {
+		/* base came from the record without its inputs: build it once to learn them */
 		struct strbuf fe = STRBUF_INIT;
 		bool ok;
 
-		tree_id_hex(tree, &tree->base, base_tree);
 		r = ensure_built(&ctx, &tree->base, base_tree, &key, &ok, &fe, err);
 		strbuf_release(&fe);
 		if (r == 0)
-			r = kernel_used_files(env, &used, &n_used);
+			r = tree_inputs(&ctx, &key, &used, err);
+		if (r == 0 && !used) {
+			strbuf_addf(err, "impact: base's build read no files from %s", env->src);
+			r = -EIO;
+		}
 	}
-	if (r < 0) {
-		strbuf_addf(err, "impact: cannot read the build's dependency files in %s", env->build);
+	if (r < 0)
 		goto out;
-	}
+	/*
+	 * A patch is exercised when it touches a file base's build read (or
+	 * a build rule); a new file can only matter through one of those.
+	 */
 	for (size_t i = 0; i < snap->n; i++)
 		if (!jp[i].unusable)
 			jp[i].exercised = outcomes[i].status != APPLY_ALREADY &&
-					  touches_exercised(&snap->patches[i], used, n_used);
+					  !patch_reads_none(&snap->patches[i], used);
+	ctx.jp = jp;
 
 	r = judge_run(jp, snap->n, &jopts, &oracle, &result, err);
 	if (r < 0)
@@ -598,6 +818,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		json_object_set_new(stats, "boots", json_integer(ctx.boots));
 		json_object_set_new(stats, "evaluations", json_integer(result.evaluations));
 		json_object_set_new(stats, "reruns", json_integer(result.reruns));
+		json_object_set_new(stats, "same_kernel", json_integer(ctx.same_kernel));
 		json_object_set_new(stats, "seconds", json_real(now_seconds() - start));
 		json_object_set_new(stats, "accel", json_string(env->accel[0] ? env->accel : "none"));
 		json_object_set_new(report, "stats", stats);
@@ -630,9 +851,11 @@ out:
 	*ret_report = report;
 	for (size_t i = 0; i < snap->n; i++)
 		apply_outcome_release(&outcomes[i]);
-	for (size_t i = 0; i < n_used; i++)
-		free(used[i]);
-	free(used);
+	for (size_t i = 0; i < ctx.n_inputs; i++) {
+		file_set_release(&ctx.inputs[i]->set);
+		free(ctx.inputs[i]);
+	}
+	free(ctx.inputs);
 	for (size_t i = 0; i < ctx.n_applies; i++)
 		free(ctx.applies[i].message);
 	free(ctx.applies);

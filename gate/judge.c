@@ -331,13 +331,20 @@ static size_t current_set(const struct judge *j, bool everything, size_t *set)
 	return n;
 }
 
-/* Find and drop one culprit in the bad sequence @set[0..n). */
-static int pin_culprit(struct judge *j, const size_t *set, size_t n, struct badness *whole)
+/*
+ * Find and drop one culprit in the bad sequence @set[0..n), whose prefix
+ * of @clean_len patches is known to be clean. *ret_clean_len: the clean
+ * prefix in front of the culprit (0 when none was pinned).
+ */
+static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clean_len,
+		       struct badness *whole, size_t *ret_clean_len)
 {
 	struct strbuf steps = STRBUF_INIT;
 	struct badness mid_b, culprit_b;
-	size_t lo = 0, hi = n, culprit;
+	size_t lo = clean_len < n ? clean_len : 0, hi = n, culprit;
 	int r;
+
+	*ret_clean_len = 0;
 
 	if (whole->reason == REASON_APPLY) {
 		culprit = whole->apply_culprit;
@@ -356,7 +363,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, struct badn
 		step_line(j, &steps, set, mid, &mid_b);
 		if (mid_b.reason == REASON_APPLY) {
 			/* a patch that needs a dropped one to apply */
-			r = pin_culprit(j, set, mid, &mid_b);
+			r = pin_culprit(j, set, mid, lo, &mid_b, ret_clean_len);
 			name_list_release(&mid_b.cases);
 			goto out;
 		}
@@ -376,6 +383,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, struct badn
 		goto out;
 	}
 	drop(j, culprit, culprit_b.reason);
+	*ret_clean_len = hi - 1;
 	{
 		struct patch_verdict *v = &j->result->verdicts[culprit];
 
@@ -409,14 +417,24 @@ out:
 	return r;
 }
 
-/* Drop culprits until the set is clean. */
+/*
+ * Drop culprits until the set is clean. Each search starts after the
+ * clean prefix the last one found in front of its culprit, while that
+ * prefix is still the front of the set (nothing in it was dropped since).
+ */
 static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool *ret_clean)
 {
+	size_t clean_len = 0, clean_before = 0;
+
 	for (size_t round = 0; round <= j->n + 1; round++) {
-		size_t before = 0, after = 0, n = current_set(j, everything, set);
+		size_t before = 0, after = 0, n = current_set(j, everything, set), lead = 0;
 		struct badness whole;
 		int r;
 
+		while (lead < n && set[lead] < clean_before)
+			lead++;
+		if (lead != clean_len)
+			clean_len = 0;
 		r = classify(j, set, n, &whole);
 		if (r < 0)
 			return r;
@@ -426,10 +444,12 @@ static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool 
 		}
 		for (size_t i = 0; i < j->n; i++)
 			before += is_dropped(j, i);
-		r = pin_culprit(j, set, n, &whole);
+		r = pin_culprit(j, set, n, clean_len, &whole, &clean_len);
 		name_list_release(&whole.cases);
 		if (r < 0)
 			return r;
+		/* the clean prefix ends in front of the culprit: set[clean_len] */
+		clean_before = clean_len ? set[clean_len] : 0;
 		flag_dependants(j);
 		for (size_t i = 0; i < j->n; i++)
 			after += is_dropped(j, i);

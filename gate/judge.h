@@ -7,7 +7,8 @@
  * judge compares with base, bisects to every culprit, re-runs regressions
  * on a fresh boot before blaming anyone, pins quirk changes, flags
  * Stable-dep-of dependants, and confirms the verdict by evaluating the
- * whole set minus the drops.
+ * whole set minus the drops (the oracle may answer that from the build
+ * of the exercised patches alone, when it shows the others are not read).
  *
  * Algorithm: S = exercised patches minus drops. While S is bad (build or
  * boot fails, or a contract case that passes on base fails), binary-search

@@ -3,7 +3,8 @@
 # runs it: the 2019 change is dropped citing test.pl; with its revert
 # nothing is; a patch that does not apply and one that breaks the build
 # are each dropped with their reason; a second run of the same snapshot
-# builds and boots nothing; git repositories (path and file:// URL, with
+# builds and boots nothing, nor does a queue of patches the kernel never
+# reads; git repositories (path and file:// URL, with
 # --ref) read the same queue; bad series entries are refused by name.
 . "$(dirname "$0")/lib.bash"
 gate=${BG_GATE:-$top/build/backport-gate}
@@ -163,3 +164,20 @@ expect_eq "no tarball: exit status 2" 2 "$status"
 expect_eq "no tarball: names the package" \
 	"backport-gate run: package missing: linux-source-6.1 (no /nonexistent/linux-source-6.1.tar.xz; apt-get install linux-source-6.1)" \
 	"$(cat "$tmp/err")"
+
+# Patches that touch nothing the test kernel reads make base's kernel:
+# confirmed from the record of what base's build read, nothing built.
+gate_run --queue "$top/tests/data/queues/uncompiled"
+expect_eq "uncompiled queue: exit status 0 (keep all)" 0 "$status"
+expect_eq "uncompiled queue: both not exercised" "not-exercised not-exercised" \
+	"$(jqr '[.patches[].status] | join(" ")')"
+expect_eq "uncompiled queue: no build, no boot" "0 0" "$(jqr '"\(.stats.builds) \(.stats.boots)"')"
+expect_eq "uncompiled queue: answered by base's kernel" true "$(jqr '.stats.same_kernel >= 1')"
+
+# ...but not when a kept patch makes the kernel read what the other changes.
+gate_run --queue "$top/tests/data/queues/same-kernel"
+expect_eq "header compiled only after an earlier patch: exit status 1" 1 "$status"
+expect_eq "header compiled only after an earlier patch: it is dropped" \
+	"glob-declare-glob_match_flags.patch build" "$(jqr '.patches[] | select(.status == "drop") | "\(.name) \(.reason)"')"
+expect_contains "header compiled only after an earlier patch: the compiler error is quoted" \
+	"unknown type name" "$(jqr '.patches[1].evidence')"

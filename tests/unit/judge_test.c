@@ -32,6 +32,8 @@ struct fake {
 	struct judge_eval *evals[256];
 	size_t n_evals;
 	unsigned calls, fresh_calls;
+	char *seen[256];	/* each distinct sequence evaluated (not fresh) */
+	size_t n_seen;
 };
 
 static void add_case(struct judge_eval *e, const char *name, bool quirk, enum case_status st)
@@ -53,6 +55,17 @@ static int fake_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
 	(void)err;
 	f->calls++;
 	f->fresh_calls += fresh;
+	if (!fresh) {
+		char sig[1024] = "";
+		bool seen = false;
+
+		for (size_t i = 0; i < n; i++)
+			snprintf(sig + strlen(sig), sizeof(sig) - strlen(sig), "%zu,", subset[i]);
+		for (size_t i = 0; i < f->n_seen; i++)
+			seen |= strcmp(f->seen[i], sig) == 0;
+		if (!seen && f->n_seen < 256)
+			f->seen[f->n_seen++] = strdup(sig);
+	}
 	strbuf_init(&e->apply_message, 0);
 	strbuf_init(&e->build_error, 0);
 	strbuf_init(&e->boot_evidence, 0);
@@ -102,6 +115,8 @@ static int fake_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
 
 static void fake_release(struct fake *f)
 {
+	for (size_t i = 0; i < f->n_seen; i++)
+		free(f->seen[i]);
 	for (size_t i = 0; i < f->n_evals; i++) {
 		strbuf_release(&f->evals[i]->apply_message);
 		strbuf_release(&f->evals[i]->build_error);
@@ -219,6 +234,28 @@ static void test_several_culprits_of_every_kind(void **state)
 	release(&s);
 }
 
+/*
+ * Three culprits late in the queue: each search after the first starts
+ * behind the clean prefix the last one found, so the judge tests fewer
+ * sequences than three bisections from the start (19 here without that).
+ */
+static void test_later_searches_start_after_the_clean_prefix(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 32);
+	s.effects[19].breaks = "c1";
+	s.effects[25].build = true;
+	s.effects[29].breaks = "c3";
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "20:regression 26:build 30:regression");
+	assert_true(s.result.confirmed);
+	assert_true(s.fake.n_seen <= 16);
+	release(&s);
+}
+
 static void test_base_failure_never_blamed(void **state)
 {
 	struct scenario s;
@@ -321,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_clean_queue),
 		cmocka_unit_test(test_one_regression),
 		cmocka_unit_test(test_several_culprits_of_every_kind),
+		cmocka_unit_test(test_later_searches_start_after_the_clean_prefix),
 		cmocka_unit_test(test_base_failure_never_blamed),
 		cmocka_unit_test(test_flaky_not_blamed),
 		cmocka_unit_test(test_flaky_beside_real_regression),
