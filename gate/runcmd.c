@@ -72,8 +72,10 @@ static int open_output(const struct child *c, int *ret_fd, int *ret_read_end)
 	return *ret_fd < 0 ? -errno : 0;
 }
 
+enum drain_end { DRAIN_EOF, DRAIN_DEADLINE, DRAIN_FULL };
+
 /* Drain the capture pipe until EOF or the deadline; keeps what fits. */
-static bool drain(int fd, struct strbuf *capture, long deadline)
+static enum drain_end drain(const struct child *c, int fd, long deadline)
 {
 	char chunk[8192];
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -83,16 +85,17 @@ static bool drain(int fd, struct strbuf *capture, long deadline)
 		ssize_t n;
 
 		if (left <= 0)
-			return false;
+			return DRAIN_DEADLINE;
 		if (poll(&pfd, 1, (int)(left > 1000 ? 1000 : left)) <= 0)
 			continue;
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return true;
+			return DRAIN_EOF;
 		/* Past the cap the rest is dropped: the child must not block. */
-		strbuf_add(capture, chunk, (size_t)n);
+		if (strbuf_add(c->capture, chunk, (size_t)n) < 0 && c->stop_when_full)
+			return DRAIN_FULL;
 	}
 }
 
@@ -158,13 +161,16 @@ int child_run(const struct child *c, struct child_result *ret)
 		ret->exec_errno = e;
 
 	if (read_end >= 0) {
-		if (!drain(read_end, c->capture, deadline))
-			ret->timed_out = true;
+		switch (drain(c, read_end, deadline)) {
+		case DRAIN_EOF: break;
+		case DRAIN_DEADLINE: ret->timed_out = true; break;
+		case DRAIN_FULL: ret->capture_full = true; break;
+		}
 		close(read_end);
 	}
-	if (!ret->timed_out && !wait_until(pid, &status, deadline))
+	if (!ret->timed_out && !ret->capture_full && !wait_until(pid, &status, deadline))
 		ret->timed_out = true;
-	if (ret->timed_out) {
+	if (ret->timed_out || ret->capture_full) {
 		kill(-pid, SIGTERM);
 		if (!wait_until(pid, &status, now_ms() + KILL_GRACE_MS)) {
 			kill(-pid, SIGKILL);
@@ -183,7 +189,7 @@ int child_run(const struct child *c, struct child_result *ret)
 
 bool child_ok(const struct child_result *r)
 {
-	return !r->exec_errno && !r->timed_out && !r->signal && r->exit_code == 0;
+	return !r->exec_errno && !r->timed_out && !r->capture_full && !r->signal && r->exit_code == 0;
 }
 
 void child_describe(const struct child *c, const struct child_result *r, struct strbuf *out)
@@ -193,6 +199,8 @@ void child_describe(const struct child *c, const struct child_result *r, struct 
 		strbuf_addf(out, "could not be started: %s", strerror(r->exec_errno));
 	else if (r->timed_out)
 		strbuf_addf(out, "timed out after %d s", c->timeout_sec);
+	else if (r->capture_full)
+		strbuf_addf(out, "was stopped: its output passed %zu bytes", c->capture->cap);
 	else if (r->signal)
 		strbuf_addf(out, "was killed by signal %d", r->signal);
 	else

@@ -23,6 +23,8 @@ struct child {
 	 */
 	const char *output_path;
 	struct strbuf *capture;
+	/* End the child (as a timeout does) once @capture refuses more. */
+	bool stop_when_full;
 	int timeout_sec;		/* required, > 0 */
 };
 
@@ -30,6 +32,7 @@ struct child_result {
 	int exit_code;		/* valid when neither signal nor timed_out */
 	int signal;		/* signal that ended it, 0 if it exited */
 	bool timed_out;
+	bool capture_full;	/* stopped by stop_when_full */
 	int exec_errno;		/* non-zero: the program could not be started */
 };
 
