@@ -209,6 +209,88 @@ static int ws_flush(struct workspace *ws, struct apply_outcome *o)
 	return 0;
 }
 
+/* ---- symlinks ---- */
+
+#define LINK_MODE 0120000
+
+/*
+ * Whether a symlink at @path to @target resolves outside the tree, read
+ * as the path says (lexically): absolute, or more ".." than directories.
+ */
+static bool link_leaves_tree(const char *path, const char *target, size_t len)
+{
+	long depth = 0;
+	size_t i, start;
+
+	if (!len || target[0] == '/' || memchr(target, '\0', len))
+		return true;
+	for (i = 0; path[i]; i++)
+		depth += path[i] == '/';
+	for (start = 0; start <= len; start = i + 1) {
+		for (i = start; i < len && target[i] != '/'; i++)
+			;
+		if (i - start == 2 && !memcmp(target + start, "..", 2)) {
+			if (--depth < 0)
+				return true;
+		} else if (i - start && !(i - start == 1 && target[start] == '.')) {
+			depth++;
+		}
+	}
+	return false;
+}
+
+/* true when @prefix is a symlink, as the patch leaves it so far */
+static bool is_link(struct workspace *ws, const char *prefix)
+{
+	struct strbuf content = STRBUF_INIT;
+	unsigned mode = 0;
+	bool link;
+	size_t i;
+
+	for (i = 0; i < ws->n; i++)
+		if (!strcmp(ws->v[i].path, prefix))
+			return ws->v[i].exists && (ws->v[i].mode & 0170000) == LINK_MODE;
+	link = ws->ops->read(ws->ctx, prefix, &content, &mode) == 0 &&
+	       (mode & 0170000) == LINK_MODE;
+	strbuf_release(&content);
+	return link;
+}
+
+/*
+ * As git apply: nothing is read or written beyond a symlink, and a link
+ * the patch makes must stay in the tree. Checking out either would let a
+ * queue reach files outside the kernel tree. 0, or 1 with @o filled.
+ */
+static int check_links(struct workspace *ws, struct apply_outcome *o)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++) {
+		struct entry *e = &ws->v[i];
+		char *slash;
+
+		for (slash = strchr(e->path, '/'); slash; slash = strchr(slash + 1, '/')) {
+			char *prefix = strndup(e->path, (size_t)(slash - e->path));
+			int r = 0;
+
+			if (!prefix)
+				abort();
+			if (is_link(ws, prefix))
+				r = failf(o, e->path, 0, "%s: beyond a symbolic link: %s is a symlink",
+					  e->path, prefix);
+			free(prefix);
+			if (r)
+				return r;
+		}
+		if (e->dirty && e->exists && (e->mode & 0170000) == LINK_MODE &&
+		    link_leaves_tree(e->path, e->content.buf, e->content.len))
+			return failf(o, e->path, 0, "%s: a symlink to '%.*s', which leaves the tree",
+				     e->path, (int)strnlen(e->content.buf, e->content.len),
+				     e->content.buf);
+	}
+	return 0;
+}
+
 /* ---- matching ---- */
 
 static size_t split_lines(const char *buf, size_t len, struct line_ref **ret)
@@ -615,6 +697,10 @@ int patch_apply(const struct patch *p, const struct apply_store_ops *ops, void *
 	r = apply_all(p, false, &ws, &max_offset, ret);
 	if (r < 0)
 		goto out_release_workspace;
+	if (!r && check_links(&ws, ret)) {
+		r = 0;	/* refused: its reverse is not asked */
+		goto out_release_workspace;
+	}
 	if (!r) {
 		r = ws_flush(&ws, ret);
 		if (r < 0)

@@ -918,6 +918,49 @@ static void test_store_errors(void **state)
 	store_release(&s);
 }
 
+/* Nothing is written beyond a symlink, and a new link must stay in the tree. */
+static void test_symlinks(void **state)
+{
+	static const char through[] =
+		"diff --git a/scripts/dt/x.h b/scripts/dt/x.h\nnew file mode 100644\n"
+		"--- /dev/null\n+++ b/scripts/dt/x.h\n@@ -0,0 +1 @@\n+x\n";
+	static const char *const out_of_tree[] = { "/etc", "../../etc", "a/../../..", "./../.." };
+	static const char *const in_tree[] = { "../include", "a/../b", "../fs/./x", "." };
+	struct mem_store s = { 0 };
+	struct apply_outcome o;
+	size_t i;
+
+	(void)state;
+	store_put(&s, "scripts/dt", "../include/dt", 13, 0120000);
+	assert_int_equal(apply_text(through, &s, &o), 0);
+	assert_status(&o, APPLY_FAILED);
+	assert_string_equal(o.message.buf,
+			    "scripts/dt/x.h: beyond a symbolic link: scripts/dt is a symlink");
+	assert_int_equal(s.writes, 0);
+	apply_outcome_release(&o);
+	for (i = 0; i < sizeof(out_of_tree) / sizeof(*out_of_tree); i++) {
+		struct strbuf patch = STRBUF_INIT;
+
+		strbuf_addf(&patch, "diff --git a/fs/l b/fs/l\nnew file mode 120000\n--- /dev/null\n"
+			    "+++ b/fs/l\n@@ -0,0 +1 @@\n+%s\n\\ No newline at end of file\n",
+			    out_of_tree[i]);
+		assert_int_equal(apply_text(patch.buf, &s, &o), 0);
+		assert_status(&o, APPLY_FAILED);
+		assert_message_has(&o, "which leaves the tree");
+		apply_outcome_release(&o);
+		strbuf_reset(&patch);
+		strbuf_addf(&patch, "diff --git a/fs/in%zu b/fs/in%zu\nnew file mode 120000\n"
+			    "--- /dev/null\n+++ b/fs/in%zu\n@@ -0,0 +1 @@\n+%s\n"
+			    "\\ No newline at end of file\n", i, i, i, in_tree[i]);
+		assert_int_equal(apply_text(patch.buf, &s, &o), 0);
+		assert_status(&o, APPLY_CLEAN);
+		apply_outcome_release(&o);
+		strbuf_release(&patch);
+	}
+	assert_int_equal(s.writes, 4);
+	store_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -938,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_all_or_nothing),
 		cmocka_unit_test(test_sections_on_one_path),
 		cmocka_unit_test(test_store_errors),
+		cmocka_unit_test(test_symlinks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
