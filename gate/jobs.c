@@ -170,6 +170,7 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	struct gate_options opts = { .drop_on_quirk = cfg->drop_on_quirk };
 	const struct queue_config *q;
 	struct queue_request req = { 0 };
+	struct strbuf why = STRBUF_INIT;
 	char *queue = NULL, *top = repository_top(), *series_default = default_series_dir();
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -204,9 +205,13 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	req.series_dir = q->series;
 	req.default_series_dir = series_default;
 	req.cache = cfg->cache;
-	r = queue_load(&req, &snap, err);
-	if (r < 0)
+	r = queue_load(&req, &snap, &why);
+	if (r < 0) {
+		/* "queue NAME: what failed", once */
+		strbuf_addf(err, "queue %s: %s", queue,
+			    strncmp(why.buf, "queue: ", 7) == 0 ? why.buf + 7 : why.buf);
 		goto out;
+	}
 	job_set(db, job_id, "UPDATE job SET content_hash = ?1, commit_id = ?2 WHERE id = ?3",
 		snap.content_hash, snap.commit[0] ? snap.commit : NULL);
 	/* The same content twice is one job. */
@@ -227,6 +232,10 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	if (r < 0)
 		db_error(db, "recording the verdict", err);
 out:
+	/* Why there is no verdict, for /api/jobs and the page; the job is retried. */
+	if (r < 0 && db && queue)
+		job_set(db, job_id, "UPDATE job SET error = ?1 WHERE id = ?3", err->buf, NULL);
+	strbuf_release(&why);
 	json_decref(report);
 	queue_snapshot_release(&snap);
 	db_close(db);

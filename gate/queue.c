@@ -3,16 +3,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <git2.h>
 
 #include "xalloc.h"
 #include "queue.h"
+#include "runcmd.h"
 #include "series.h"
+
+#define FETCH_TIMEOUT_SEC 300
 
 static void git_error_to(struct strbuf *err, const char *what)
 {
@@ -88,16 +96,23 @@ static bool is_url(const char *s)
 	return strstr(s, "://") != NULL;
 }
 
-/* Clone (bare) or fetch @url into the cache; the repository is returned. */
-static int fetch(const char *url, const char *cache, git_repository **ret, struct strbuf *err)
+/* Where a fetched @url lives in the cache (caller frees). */
+static char *fetch_path(const char *url, const char *cache)
 {
-	char hash[SHA256_HEX_LEN + 1], *path;
-	git_remote *remote = NULL;
-	int r = 0;
+	char hash[SHA256_HEX_LEN + 1];
 
 	sha256_hex(url, strlen(url), hash);
 	hash[16] = '\0';
-	path = xasprintf("%s/queues/%s.git", cache, hash);
+	return xasprintf("%s/queues/%s.git", cache, hash);
+}
+
+/* Clone (bare) or fetch @url into the cache; the repository is returned. */
+static int fetch(const char *url, const char *cache, git_repository **ret, struct strbuf *err)
+{
+	char *path = fetch_path(url, cache);
+	git_remote *remote = NULL;
+	int r = 0;
+
 	if (git_repository_open_bare(ret, path) == 0) {
 		git_fetch_options opts;
 
@@ -112,12 +127,18 @@ static int fetch(const char *url, const char *cache, git_repository **ret, struc
 		git_clone_options opts;
 		char *tmp = xasprintf("%s.tmp", path);
 		char *parent = xasprintf("%s/queues", cache);
+		const char *rm[] = { "rm", "-rf", tmp, NULL };
+		struct child c = { .argv = rm, .timeout_sec = 60 };
+		struct child_result res;
 
 		git_clone_options_init(&opts, GIT_CLONE_OPTIONS_VERSION);
 
 		mkdir(cache, 0755);
 		mkdir(parent, 0755);
 		opts.bare = 1;
+		/* What a clone killed half-way left behind. */
+		if (access(tmp, F_OK) == 0)
+			child_run(&c, &res);
 		/* A clone that dies half-way must not be mistaken for a clone. */
 		if (git_clone(ret, url, tmp, &opts) < 0) {
 			git_error_to(err, url);
@@ -134,6 +155,100 @@ static int fetch(const char *url, const char *cache, git_repository **ret, struc
 		free(parent);
 	}
 	git_remote_free(remote);
+	free(path);
+	return r;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * fetch() in a child process killed at the deadline: libgit2 1.5 has no
+ * network timeout, and a server that accepts and never answers would
+ * hold the job, and every queue behind it, forever. BG_FETCH_TIMEOUT
+ * (seconds) overrides the default.
+ */
+static int fetch_bounded(const char *url, const char *cache, git_repository **ret,
+			 struct strbuf *err)
+{
+	const char *env = getenv("BG_FETCH_TIMEOUT");
+	int timeout = env && atoi(env) > 0 ? atoi(env) : FETCH_TIMEOUT_SEC;
+	struct strbuf why = STRBUF_INIT;
+	long deadline = now_ms() + timeout * 1000L;
+	bool timed_out = false;
+	int pipe_fds[2], status = 0, r = 0;
+	char *path;
+	pid_t pid;
+
+	if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
+		strbuf_addf(err, "%s: cannot fetch: %s", url, strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		strbuf_addf(err, "%s: cannot fetch: %s", url, strerror(errno));
+		close(pipe_fds[0]);
+		close(pipe_fds[1]);
+		return r;
+	}
+	if (pid == 0) {
+		git_repository *repo = NULL;
+
+		close(pipe_fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		r = fetch(url, cache, &repo, &why);
+		if (r < 0 && write(pipe_fds[1], why.buf, why.len) < 0)
+			_exit(2);
+		_exit(r < 0 ? 1 : 0);
+	}
+	close(pipe_fds[1]);
+	strbuf_init(&why, 4096);
+	for (;;) {
+		struct pollfd pfd = { .fd = pipe_fds[0], .events = POLLIN };
+		long left = deadline - now_ms();
+		char chunk[512];
+		ssize_t n;
+
+		if (left <= 0) {
+			timed_out = true;
+			break;
+		}
+		if (poll(&pfd, 1, (int)(left > 1000 ? 1000 : left)) <= 0)
+			continue;
+		n = read(pipe_fds[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(&why, chunk, (size_t)n);
+	}
+	close(pipe_fds[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (timed_out) {
+		strbuf_addf(err, "%s: fetch timed out after %d s (the server did not answer)", url,
+			    timeout);
+		r = -ETIMEDOUT;
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		strbuf_addf(err, "%s", why.len ? why.buf : "fetch failed");
+		r = -EIO;
+	}
+	strbuf_release(&why);
+	if (r < 0)
+		return r;
+	path = fetch_path(url, cache);
+	if (git_repository_open_bare(ret, path) < 0) {
+		git_error_to(err, path);
+		r = -EIO;
+	}
 	free(path);
 	return r;
 }
@@ -225,7 +340,7 @@ int queue_load(const struct queue_request *req, struct queue_snapshot *ret, stru
 	git_libgit2_init();
 	ret->source = xstrdup(req->source);
 	if (is_url(req->source)) {
-		r = fetch(req->source, req->cache, &s.repo, err);
+		r = fetch_bounded(req->source, req->cache, &s.repo, err);
 		if (r < 0)
 			goto out;
 		r = resolve_tree(s.repo, req->ref, true, &s, ret->commit, err);

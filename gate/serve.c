@@ -416,7 +416,8 @@ static void worker_ended(struct server *s, int64_t job, int status)
 		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), "will retry");
 	job_sql(s->db, "UPDATE job SET state = CASE WHEN attempts >= " STRINGIFY(MAX_JOB_ATTEMPTS)
 		" THEN 'failed' ELSE 'queued' END, "
-		"error = 'the worker ended without a verdict' WHERE id = ? AND state = 'running'", job);
+		"error = COALESCE(error, 'the worker ended without a verdict') "
+		"WHERE id = ? AND state = 'running'", job);
 }
 
 static bool queue_has_pending_job(sqlite3 *db, const char *queue)
@@ -498,7 +499,7 @@ static int serve_loop(struct server *s)
 
 			if (job) {
 				job_sql(s->db, "UPDATE job SET state = 'running', attempts = attempts + 1, "
-					"started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?", job);
+					"error = NULL, started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?", job);
 				worker = start_worker(s, job);
 				worker_job = job;
 				if (worker < 0) {
