@@ -368,6 +368,33 @@ static void first_build_error(const struct kernel_env *env, const char *log, str
 	strbuf_release(&sb);
 }
 
+/*
+ * A full disk is the machine's fault, not the patch's: -ENOSPC when @log
+ * says so, else 0. make leaves objects half-written by then, which the
+ * next build would trust, so the build directory is emptied (ccache
+ * makes the full rebuild cheap).
+ */
+static int no_space(struct kernel_env *env, const char *log, struct strbuf *err)
+{
+	const char *argv[] = { "find", env->build, "-mindepth", "1", "-delete", NULL };
+	struct child c = { .argv = argv, .timeout_sec = 300 };
+	struct strbuf text = STRBUF_INIT;
+	struct child_result res;
+	bool full;
+
+	strbuf_init(&text, 64 * 1024 * 1024);
+	strbuf_read_file(&text, log);
+	full = strstr(text.buf, "No space left on device") != NULL;
+	strbuf_release(&text);
+	if (!full)
+		return 0;
+	strbuf_reset(err);
+	strbuf_addf(err, "build: no space left on device in %s (see %s); the build directory "
+		    "was emptied for the next build", env->build, log);
+	child_run(&c, &res);
+	return -ENOSPC;
+}
+
 int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		 struct strbuf *first_error, struct strbuf *err)
 {
@@ -377,20 +404,24 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 	int r;
 
 	r = configure(env, err);
-	if (r < 0)
+	if (r < 0) {
+		char *config_log = xasprintf("%s/config.log", env->work);
+
+		if (no_space(env, config_log, err) < 0)
+			r = -ENOSPC;
+		free(config_log);
 		goto out;
+	}
 	r = run_make(env, targets, log, &res, err);
 	if (r < 0)
 		goto out;
 	if (child_ok(&res)) {
 		*ret_status = BUILD_OK;
 	} else {
-		*ret_status = BUILD_FAILED;
-		first_build_error(env, log, first_error);
-		/* A full disk is the machine's fault, not the patch's. */
-		if (strstr(first_error->buf, "No space left on device")) {
-			strbuf_addf(err, "build: no space left on device in %s", env->build);
-			r = -ENOSPC;
+		r = no_space(env, log, err);
+		if (r == 0) {
+			*ret_status = BUILD_FAILED;
+			first_build_error(env, log, first_error);
 		}
 	}
 out:
@@ -451,7 +482,9 @@ static int qemu(struct kernel_env *env, const char *accel, int timeout, const ch
 		"-serial", "stdio", "-kernel", kernel, "-initrd", cpio,
 		"-append", append, NULL,
 	};
-	struct child c = { .argv = argv, .capture = console, .timeout_sec = timeout };
+	/* A guest that floods the console has said all we will read: stop it. */
+	struct child c = { .argv = argv, .capture = console, .stop_when_full = true,
+			   .timeout_sec = timeout };
 	int r;
 
 	strbuf_reset(console);
@@ -553,6 +586,7 @@ int kernel_boot(struct kernel_env *env, struct strbuf *console, enum boot_status
 {
 	char *cpio = xasprintf("%s/initramfs.cpio", env->work);
 	struct child_result res = { 0 };
+	time_t started = time(NULL);
 	bool booted;
 	char *panic;
 	int r;
@@ -594,6 +628,10 @@ int kernel_boot(struct kernel_env *env, struct strbuf *console, enum boot_status
 		console_tail(console, evidence);
 	} else {
 		*ret_status = res.timed_out ? BOOT_TIMEOUT : BOOT_INCOMPLETE;
+		if (res.capture_full)
+			strbuf_addf(evidence, "console flood: the guest printed over %d KiB without a "
+				    "result; stopped after %ld s\n", CONSOLE_CAP / 1024,
+				    (long)(time(NULL) - started));
 		console_tail(console, evidence);
 	}
 out:

@@ -1,0 +1,332 @@
+#!/bin/bash
+# Hostile input and faults, black-box (issue 6, sections 3 to 5): a guest
+# that floods the console, queue files and patches that reach outside the
+# queue or the tree through symlinks, a build area that fills up, a
+# database locked by another process, a queue repository that vanishes or
+# whose server never answers, and a notification receiver that is down.
+# Each asserts the error a user sees and that nothing was lost.
+. "$(dirname "$0")/lib.bash"
+gate=${BG_GATE:-$top/build/backport-gate}
+secret=s3cret-for-faults
+shared_cache=/var/cache/backport-gate
+
+sign() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$2" | sed 's/^.*= //'; }
+webhook() { # base queue: a signed plain webhook; prints "STATUS JOB"
+	local body="{\"queue\": \"$2\"}"
+	curl -s -o "$tmp/resp" -w '%{http_code}' -X POST --data-binary "$body" \
+		-H "X-Hub-Signature-256: sha256=$(sign "$body" "$secret")" "$1/webhook"
+	echo " $(jq -r .job "$tmp/resp" 2>/dev/null)"
+}
+# start_daemon CONFIG LOG BASE [ENV...]: the real daemon; sets daemon.
+start_daemon() {
+	local config=$1 log=$2 url=$3
+	shift 3
+	env "$@" "$gate" serve --config "$config" >>"$log" 2>&1 &
+	daemon=$!
+	for _ in $(seq 50); do
+		curl -s -o /dev/null "$url/api/runs" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; 1 on timeout.
+wait_for() {
+	local limit=$1
+	shift
+	for _ in $(seq $((limit * 5))); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# A stable-queue git repository holding DIR's series and patches.
+make_repo() { # repo dir
+	mkdir -p "$1/queue-6.1"
+	git -C "$1" init -q -b master
+	cp "$2"/* "$1/queue-6.1/"
+	git -C "$1" add -A
+	git -C "$1" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1"
+}
+
+# ---- §5a: the build area fills up ----------------------------------------
+# Runs in a private mount namespace (unshare -m): the cache's kernel
+# directory is a copy of the shared one bound over it, so paths and ccache
+# hits stay the same while the build directory is a small tmpfs; no other
+# process sees either mount, and both go with the namespace.
+full_cache() {
+	kdir=$shared_cache/linux-6.1 copy=$tmp/linux-6.1
+	local db=$tmp/full.db port=$((20000 + $$ % 20000)) base state job start
+	base=http://127.0.0.1:$port
+
+	trap 'kill $daemon 2>/dev/null; wait 2>/dev/null; umount -l "$kdir"; umount -l "$copy/build"; rm -rf "$tmp"' EXIT
+	mkdir -p "$copy/build"
+	start=$(date +%s)
+	cp -a "$kdir/src" "$copy/src" || { fail "full cache: copy of the kernel tree"; return; }
+	echo "# full cache: tree copied in $(($(date +%s) - start)) s"
+	mount -t tmpfs -o size=12m backport-gate-full "$copy/build" && mount --rbind "$copy" "$kdir" ||
+		{ fail "full cache: mounts in a private namespace"; return; }
+
+	status=0
+	start=$(date +%s)
+	"$gate" run --db "$db" --queue "$top/tests/data/patches/exit-comment" >"$tmp/out" 2>"$tmp/err" ||
+		status=$?
+	echo "# full cache: run ended in $(($(date +%s) - start)) s"
+	expect_eq "full cache: run exits 2 (no verdict)" 2 "$status"
+	expect_contains "full cache: the message names the full build directory" \
+		"backport-gate run: build: no space left on device in $kdir/build" "$(tail -n 1 "$tmp/err")"
+	expect_eq "full cache: the half-written build was emptied" 0 "$(find "$kdir/build" -mindepth 1 | wc -l)"
+	expect_eq "full cache: no verdict recorded, the run is an error" "error" \
+		"$(sqlite3 "$db" "SELECT group_concat(verdict) FROM run")"
+	expect_eq "full cache: no patch verdict recorded" 0 \
+		"$(sqlite3 "$db" "SELECT COUNT(*) FROM run WHERE verdict IN ('pass', 'drop')")"
+
+	# The daemon: the job is an infrastructure failure, kept and retried;
+	# once there is room again the retry ends with a verdict.
+	repo=$tmp/full-queue
+	make_repo "$repo" "$top/tests/data/patches/exit-comment"
+	cat >"$tmp/full.conf" <<CONF
+[server]
+	listen = 127.0.0.1:$port
+	database = $db
+	cache = $shared_cache
+[queue "full"]
+	url = $repo
+	poll = 0
+	secret = $secret
+CONF
+	start_daemon "$tmp/full.conf" "$tmp/full.log" "$base" || fail "full cache: the daemon listens"
+	read -r code job <<<"$(webhook "$base" full)"
+	expect_eq "full cache: webhook accepted" 202 "$code"
+	job_state() { sqlite3 "$db" "SELECT state, attempts FROM job WHERE id = $job" | tr '|' ' '; }
+	wait_for 300 grep -q "^job $job: no verdict" "$tmp/full.log"
+	expect_eq "full cache: the job ends as an infrastructure failure, queued again" "queued 1" "$(job_state)"
+	expect_contains "full cache: the job says why" "no space left on device in $kdir/build" \
+		"$(curl -s "$base/api/jobs/$job" | jq -r .error)"
+	expect_eq "full cache: the job has no run" "" \
+		"$(sqlite3 "$db" "SELECT COALESCE(run_id, '') FROM job WHERE id = $job")"
+	mount -o remount,size=512m "$copy/build"
+	start=$(date +%s)
+	wait_for 300 eval '[ "$(job_state)" = "done 2" ]'
+	echo "# full cache: retry to a verdict in $(($(date +%s) - start)) s (30 s of it is the retry delay)"
+	expect_eq "full cache: with room again, the retry ends with a verdict" "done 2" "$(job_state)"
+	expect_eq "full cache: the retried job's verdict" pass \
+		"$(curl -s "$base/api/runs/$(curl -s "$base/api/jobs/$job" | jq -r .run)" | jq -r .verdict)"
+	grep -v '^#' "$tmp/full.log" | tail -n 12 | sed 's/^/# daemon: /'
+}
+if [ "${1:-}" = --full-cache ]; then
+	full_cache
+	exit 0
+fi
+
+# ---- §3: a guest that floods the console ---------------------------------
+db=$tmp/gate.db
+start=$(date +%s)
+BG_BOOT_TIMEOUT=60 "$gate" run --db "$db" --json "$tmp/flood.json" --queue "$top/tests/data/patches/flood" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+hwm=0
+while kill -0 "$pid" 2>/dev/null; do	# the gate's own peak memory (QEMU is a child)
+	v=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+	[ -n "$v" ] && hwm=$v
+	sleep 0.2
+done
+status=0
+wait "$pid" || status=$?
+echo "# flood: gate run took $(($(date +%s) - start)) s, peak RSS $((hwm / 1024)) MiB"
+expect_eq "flood: exit status 1 (drop)" 1 "$status"
+expect_eq "flood: dropped as a boot failure" "0001-flood.patch:boot" \
+	"$(jq -r '[.patches[] | select(.status == "drop") | "\(.name):\(.reason)"] | join(" ")' "$tmp/flood.json")"
+expect_contains "flood: the evidence says why" \
+	"console flood: the guest printed over 1024 KiB without a result; stopped after" "$(cat "$tmp/out")"
+stopped=$(grep -o 'stopped after [0-9]* s' "$tmp/out" | head -1 | awk '{print $3}')
+expect_eq "flood: stopped by the cap, before the 60 s boot timeout" yes \
+	"$([ -n "$stopped" ] && [ "$stopped" -lt 60 ] && echo yes || echo "no ($stopped s)")"
+expect_contains "flood: the console tail shows what it printed" \
+	"backport-gate fixture: console flood from load_script" "$(cat "$tmp/out")"
+expect_eq "flood: the gate's memory stays bounded (peak RSS under 256 MiB)" yes \
+	"$([ "$hwm" -gt 0 ] && [ "$hwm" -lt $((256 * 1024)) ] && echo yes || echo "no ($hwm KiB)")"
+expect_eq "flood: the report stays small (under 64 KiB)" yes \
+	"$([ "$(stat -c %s "$tmp/flood.json")" -lt 65536 ] && echo yes || echo "no ($(stat -c %s "$tmp/flood.json") bytes)")"
+
+# ---- §4: symlinks out of the queue and out of the tree -------------------
+victim=$tmp/victim
+mkdir -p "$tmp/links/queue-6.1" "$victim"
+q=$tmp/links/queue-6.1
+good=exit-reword-the-oops-limit-comment.patch
+cp "$top/tests/data/patches/exit-comment/$good" "$q/"
+cp "$top/tests/data/patches/exit-comment/$good" "$tmp/links/outside.patch"
+ln -s ../outside.patch "$q/outside.patch"
+ln -s /etc/passwd "$q/passwd.patch"
+patch_header() { printf 'From: t <t@t.invalid>\nSubject: [PATCH] %s\n\n---\n' "$1"; }
+{
+	patch_header "fs: add a symlink that leaves the tree"
+	printf 'diff --git a/fs/bg-escape b/fs/bg-escape\nnew file mode 120000\n--- /dev/null\n+++ b/fs/bg-escape\n'
+	printf '@@ -0,0 +1 @@\n+%s\n\\ No newline at end of file\n' "$victim"
+} >"$q/fs-add-a-link-out-of-the-tree.patch"
+{
+	patch_header "fs: write through a symlink made in the same patch"
+	printf 'diff --git a/fs/bg-inside/pwned b/fs/bg-inside/pwned\nnew file mode 100644\n--- /dev/null\n+++ b/fs/bg-inside/pwned\n'
+	printf '@@ -0,0 +1 @@\n+written through a symlink\n'
+	printf 'diff --git a/fs/bg-inside b/fs/bg-inside\nnew file mode 120000\n--- /dev/null\n+++ b/fs/bg-inside\n'
+	printf '@@ -0,0 +1 @@\n+../include\n\\ No newline at end of file\n'
+} >"$q/fs-write-through-a-new-link.patch"
+{
+	patch_header "dt-bindings: add a header through the include-prefixes link"
+	f=scripts/dtc/include-prefixes/dt-bindings/bg-new.h
+	printf 'diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n' "$f" "$f" "$f"
+	printf '@@ -0,0 +1 @@\n+/* through a symlink of the packaged tree */\n'
+} >"$q/dt-write-through-a-tree-link.patch"
+printf '%s\n' "$good" outside.patch passwd.patch fs-add-a-link-out-of-the-tree.patch \
+	fs-write-through-a-new-link.patch dt-write-through-a-tree-link.patch >"$q/series"
+status=0
+"$gate" run --db "$db" --json "$tmp/links.json" --queue "$tmp/links" >"$tmp/out" 2>"$tmp/err" || status=$?
+out=$(cat "$tmp/out")
+expect_eq "symlinks: exit status 1 (they are dropped)" 1 "$status"
+expect_eq "symlinks: the good patch is still judged" "$good:ok" \
+	"$(jq -r '.patches[0] | "\(.name):\(.status)"' "$tmp/links.json")"
+expect_eq "symlinks: each refused with reason apply" "apply apply apply apply apply" \
+	"$(jq -r '[.patches[1:][] | .reason] | join(" ")' "$tmp/links.json")"
+expect_contains "symlinks: a series file linked out of the queue" \
+	"queue-6.1/series:2: outside.patch is a symlink that leaves the queue" "$out"
+expect_contains "symlinks: a patch file linked to /etc/passwd" \
+	"queue-6.1/series:3: passwd.patch is a symlink that leaves the queue" "$out"
+expect_contains "symlinks: a patch making a link out of the tree" \
+	"fs/bg-escape: a symlink to '$victim', which leaves the tree" "$out"
+expect_contains "symlinks: a patch writing through a link it makes" \
+	"fs/bg-inside/pwned: beyond a symbolic link: fs/bg-inside is a symlink" "$out"
+expect_contains "symlinks: a patch writing through a link of the packaged tree" \
+	"scripts/dtc/include-prefixes/dt-bindings/bg-new.h: beyond a symbolic link: scripts/dtc/include-prefixes/dt-bindings is a symlink" "$out"
+expect_eq "symlinks: nothing was written outside the tree" "" "$(ls -A "$victim")"
+
+# ---- §5b-d: one daemon, four queues ---------------------------------------
+# "good" gets a webhook while another process holds the database's write
+# lock, and notifies a receiver that is down at first; "hang" names a
+# server that accepts and never answers; "gone" names a repository that
+# was deleted. The faulty queues are polled every 2 s.
+port=$((20000 + ($$ + 7) % 20000))
+rport=$((port + 1))
+hport=$((port + 2))
+base=http://127.0.0.1:$port
+repo=$tmp/good-queue
+make_repo "$repo" "$top/tests/data/patches/exit-comment"
+make_repo "$tmp/gone" "$top/tests/data/patches/exit-comment"
+rm -rf "$tmp/gone"
+python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(16)
+held = []
+while True:		# accept, then never answer
+    held.append(s.accept()[0])
+' "$hport" &
+silent=$!
+wait_for 10 eval 'exec 3<>/dev/tcp/127.0.0.1/'"$hport" 2>/dev/null
+exec 3>&-
+cat >"$tmp/daemon.conf" <<CONF
+[server]
+	listen = 127.0.0.1:$port
+	database = $tmp/daemon.db
+[queue "good"]
+	url = $repo
+	poll = 0
+	secret = $secret
+	notify = http://127.0.0.1:$rport/hook
+[queue "hang"]
+	url = http://127.0.0.1:$hport/stable-queue.git
+	poll = 2
+	secret = $secret
+[queue "gone"]
+	url = $tmp/gone
+	poll = 2
+	secret = $secret
+CONF
+receiver=
+cleanup() {
+	kill $daemon $receiver $silent $locker 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+started=$(date +%s)
+start_daemon "$tmp/daemon.conf" "$tmp/daemon.log" "$base" BG_FETCH_TIMEOUT=4 ||
+	fail "daemon: listens on $base"
+dbq() { sqlite3 "$tmp/daemon.db" "$1"; }
+
+# §5b: another process holds the write lock for 6 s; the webhook waits.
+mkfifo "$tmp/lock.in"
+sqlite3 "$tmp/daemon.db" <"$tmp/lock.in" >"$tmp/lock.out" 2>&1 &
+locker=$!
+exec 9>"$tmp/lock.in"
+echo "BEGIN EXCLUSIVE; SELECT 'locked';" >&9
+wait_for 10 grep -q locked "$tmp/lock.out"
+expect_eq "db locked: another process holds the write lock" locked "$(cat "$tmp/lock.out")"
+(sleep 6; echo "COMMIT;" >&9; exec 9>&-) &
+t0=$(date +%s%N)
+read -r code job <<<"$(webhook "$base" good)"
+waited=$((($(date +%s%N) - t0) / 1000000))
+exec 9>&-
+echo "# db locked: the webhook was answered after $waited ms"
+expect_eq "db locked: the webhook is accepted once the lock is gone" 202 "$code"
+expect_eq "db locked: it waited for the lock (over 4 s), not failed" yes \
+	"$([ "$waited" -ge 4000 ] && echo yes || echo "no ($waited ms)")"
+wait "$locker"
+expect_eq "db locked: the job was recorded" "good queued" \
+	"$(dbq "SELECT queue, state FROM job WHERE id = $job" | tr '|' ' ')"
+
+# The good queue gets its verdict although the other two keep failing.
+wait_for 240 eval '[ "$(dbq "SELECT state FROM job WHERE id = '"$job"'")" = done ]'
+echo "# daemon: good queue's verdict $(($(date +%s) - started)) s after start"
+run=$(dbq "SELECT COALESCE(run_id, '') FROM job WHERE id = $job")
+expect_eq "db locked: the job ends with a verdict, nothing lost" "done pass" \
+	"$(dbq "SELECT j.state, r.verdict FROM job j JOIN run r ON r.id = j.run_id WHERE j.id = $job" | tr '|' ' ')"
+
+# §5c: the hanging fetch is bounded, logged with the queue and the reason,
+# and retried; the vanished repository the same.
+expect_contains "hang: the fetch is bounded and logged with the queue name" \
+	"queue hang: http://127.0.0.1:$hport/stable-queue.git: fetch timed out after 4 s (the server did not answer)" \
+	"$(cat "$tmp/daemon.log")"
+expect_contains "gone: logged with the queue name and the reason" \
+	"queue gone: $tmp/gone: No such file or directory" "$(cat "$tmp/daemon.log")"
+wait_for 60 eval '[ "$(grep -c "queue hang: .*fetch timed out" "$tmp/daemon.log")" -ge 2 ]'
+wait_for 30 eval '[ "$(grep -c "queue gone: .*No such file" "$tmp/daemon.log")" -ge 2 ]'
+hang_job=$(dbq "SELECT MIN(id) FROM job WHERE queue = 'hang'")
+wait_for 30 eval '[ "$(dbq "SELECT state FROM job WHERE id = '"$hang_job"'")" = queued ]'
+expect_contains "hang: the job says why it has no verdict" \
+	"queue hang: http://127.0.0.1:$hport/stable-queue.git: fetch timed out after 4 s" \
+	"$(curl -s "$base/api/jobs/$hang_job" | jq -r .error)"
+expect_eq "hang: retried" yes \
+	"$([ "$(grep -c "queue hang: .*fetch timed out" "$tmp/daemon.log")" -ge 2 ] && echo yes || echo no)"
+expect_eq "gone: retried" yes \
+	"$([ "$(grep -c "queue gone: .*No such file" "$tmp/daemon.log")" -ge 2 ] && echo yes || echo no)"
+expect_eq "hang, gone: no run, no verdict" 0 \
+	"$(dbq "SELECT COUNT(*) FROM job WHERE queue IN ('hang', 'gone') AND run_id IS NOT NULL")"
+echo "# hang: $(dbq "SELECT COUNT(*), MAX(attempts) FROM job WHERE queue = 'hang'" | tr '|' ' ') (jobs, most attempts)"
+
+# §5d: the receiver is down (connection refused) for several attempts,
+# then comes up: the report arrives exactly once.
+wait_for 60 eval '[ "$(dbq "SELECT attempts FROM outbox WHERE run_id = '"$run"'")" -ge 3 ]'
+expect_contains "receiver down: the outbox says why" "Couldn't connect to server" \
+	"$(dbq "SELECT last_error FROM outbox WHERE run_id = $run")"
+failed_attempts=$(dbq "SELECT attempts FROM outbox WHERE run_id = $run")
+mkdir -p "$tmp/received"
+python3 "$top/tests/tools/receiver.py" "$rport" "$tmp/received" 0 2>"$tmp/receiver.log" &
+receiver=$!
+wait_for 60 test -f "$tmp/received/1.json"
+expect_eq "receiver back: the report arrived" "$run pass" \
+	"$(jq -r '"\(.run) \(.verdict)"' "$tmp/received/1.json" 2>/dev/null)"
+sleep 3
+expect_eq "receiver back: exactly once" 1 "$(ls "$tmp/received" | wc -l)"
+expect_eq "receiver back: sent after $failed_attempts refused attempts" "sent $((failed_attempts + 1))" \
+	"$(dbq "SELECT state, attempts FROM outbox WHERE run_id = $run" | tr '|' ' ')"
+kill "$daemon" 2>/dev/null
+wait "$daemon" 2>/dev/null
+echo "# daemon faults: $(($(date +%s) - started)) s"
+
+# §5a, last: needs its own mount namespace (see full_cache).
+if command -v unshare >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	BG_GATE=$gate unshare -m --propagation private "$0" --full-cache
+else
+	fail "full cache: needs root and unshare (util-linux) for a private tmpfs"
+fi
