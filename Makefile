@@ -11,7 +11,7 @@ PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	util-linux pkg-config libgit2-dev libsqlite3-dev sqlite3 \
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
 	libcmocka-dev jq python3 curl openssl systemd chromium \
-	clang-14 libclang-rt-14-dev
+	clang-14 libclang-rt-14-dev gnuplot-nox
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
@@ -33,7 +33,7 @@ GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/u
 UNIT_TESTS := $(BUILD)/tests/probe_record_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
-.PHONY: all suite deps check demo clean unit
+.PHONY: all suite deps check demo bench clean unit
 
 all: suite $(BUILD)/backport-gate $(UNIT_TESTS)
 
@@ -136,6 +136,13 @@ demo: deps
 	build/backport-gate run --queue patches/queues/shebang-2019 --json build/demo-report.json; \
 		status=$$?; echo "exit status $$status (1: drop); JSON report in build/demo-report.json"; \
 		[ $$status -eq 1 ]
+
+# Time to verdict against the naive gate (issue 5): hours with the naive
+# side on every queue. BENCH_QUEUES, BENCH_NAIVE_QUEUES, BENCH_NAIVE=0,
+# BENCH_FRESH=0: see bench/run. bench/cold-start times an empty cache.
+bench: deps
+	$(MAKE) all
+	bench/run
 
 clean:
 	rm -rf $(BUILD)
