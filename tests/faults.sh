@@ -10,34 +10,11 @@ gate=${BG_GATE:-$top/build/backport-gate}
 secret=s3cret-for-faults
 shared_cache=/var/cache/backport-gate
 
-sign() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$2" | sed 's/^.*= //'; }
 webhook() { # base queue: a signed plain webhook; prints "STATUS JOB"
 	local body="{\"queue\": \"$2\"}"
 	curl -s -o "$tmp/resp" -w '%{http_code}' -X POST --data-binary "$body" \
 		-H "X-Hub-Signature-256: sha256=$(sign "$body" "$secret")" "$1/webhook"
 	echo " $(jq -r .job "$tmp/resp" 2>/dev/null)"
-}
-# start_daemon CONFIG LOG BASE [ENV...]: the real daemon; sets daemon.
-start_daemon() {
-	local config=$1 log=$2 url=$3
-	shift 3
-	env "$@" "$gate" serve --config "$config" >>"$log" 2>&1 &
-	daemon=$!
-	for _ in $(seq 50); do
-		curl -s -o /dev/null "$url/api/runs" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; 1 on timeout.
-wait_for() {
-	local limit=$1
-	shift
-	for _ in $(seq $((limit * 5))); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	return 1
 }
 # A stable-queue git repository holding DIR's series and patches.
 make_repo() { # repo dir

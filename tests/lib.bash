@@ -39,3 +39,41 @@ failed_cases() {
 	printf '%s\n' "$out" | grep -E '^not ok [0-9]+ ' | grep -v ' # TODO quirk changed' |
 		awk '{print $4}' | sort | tr '\n' ' ' | sed 's/ $//'
 }
+
+# sign BODY SECRET: GitHub's X-Hub-Signature-256 value (hex HMAC-SHA256).
+sign() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$2" | sed 's/^.*= //'; }
+
+# free_port: a loopback port nobody listens on right now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; 1 on timeout.
+wait_for() {
+	local limit=$1
+	shift
+	for _ in $(seq $((limit * 5))); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# start_daemon CONFIG LOG BASE [ENV...]: the real daemon ($gate serve) with
+# ENV set; sets daemon. 1 (and no daemon) when BASE/api/runs does not
+# answer within 10 s.
+start_daemon() {
+	local config=$1 log=$2 url=$3
+	shift 3
+	env "$@" "$gate" serve --config "$config" >>"$log" 2>&1 &
+	daemon=$!
+	for _ in $(seq 100); do
+		kill -0 "$daemon" 2>/dev/null || break
+		curl -s -o /dev/null "$url/api/runs" && return 0
+		sleep 0.1
+	done
+	kill "$daemon" 2>/dev/null
+	wait "$daemon" 2>/dev/null
+	daemon=
+	return 1
+}

@@ -57,11 +57,9 @@ sqlite3 "$tmp/gate.db" "INSERT INTO job (queue, trigger, state, run_id, started_
 expect_eq "a finished job for run $run" 0 "$status"
 
 # 2. The daemon on a free loopback port.
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-start_daemon() { # on success sets port, base, daemon
-	local _
+# start_page_daemon: a configuration on a free port, then the daemon;
+# sets port, base, daemon.
+start_page_daemon() {
 	port=$(free_port) || return 1
 	base=http://127.0.0.1:$port
 	cat >"$tmp/gate.conf" <<CONF
@@ -73,21 +71,11 @@ start_daemon() { # on success sets port, base, daemon
 	poll = 0
 	secret = $secret
 CONF
-	"$gate" serve --config "$tmp/gate.conf" >>"$tmp/serve.log" 2>&1 &
-	daemon=$!
-	for _ in $(seq 100); do
-		kill -0 "$daemon" 2>/dev/null || break
-		curl -s -o /dev/null "$base/api/runs" && return 0
-		sleep 0.1
-	done
-	kill "$daemon" 2>/dev/null
-	wait "$daemon" 2>/dev/null
-	daemon=
-	return 1
+	start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base"
 }
 started=false
 for _ in 1 2 3; do	# a port taken between the probe and the bind: another
-	start_daemon && started=true && break
+	start_page_daemon && started=true && break
 done
 if ! $started; then
 	fail "the daemon listens on loopback: $(tail -n 3 "$tmp/serve.log")"

@@ -46,24 +46,14 @@ expect_eq "serve --check: names file, line and key" \
 mkdir -p "$tmp/received"
 python3 "$top/tests/tools/receiver.py" "$rport" "$tmp/received" 2 2>"$tmp/receiver.log" &
 receiver=$!
-start_daemon() {
-	"$gate" serve --config "$tmp/gate.conf" >>"$tmp/serve.log" 2>&1 &
-	daemon=$!
-	for _ in $(seq 50); do
-		curl -s -o /dev/null "$base/api/runs" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 cleanup() {
 	kill "$daemon" "$receiver" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-start_daemon || fail "the daemon listens on $base"
+start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon listens on $base"
 
-sign() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$2" | sed 's/^.*= //'; }
 post() { # body [curl args...]: prints "STATUS BODY"
 	local body=$1
 	shift
@@ -195,7 +185,7 @@ expect_eq "after kill -9: no verdict recorded for the job" "running " \
 	"$(sqlite3 "$tmp/gate.db" "SELECT state, COALESCE(run_id, '') FROM job WHERE id = $job" | tr '|' ' ')"
 expect_eq "after kill -9: the worker died with the daemon" "" \
 	"$(pgrep -f -- "--config $tmp/gate.conf" || true)"
-start_daemon || fail "the daemon restarts"
+start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon restarts"
 state=$(wait_job "$job")
 expect_eq "after restart: the job ran again to a verdict" "done 2" \
 	"$(curl -s "$base/api/jobs/$job" | jq -r '"\(.state) \(.attempts)"')"
