@@ -49,7 +49,7 @@ struct gate_ctx {
 	size_t n_evals;
 	struct judge_eval **all_evals;	/* every eval made, freed at the end */
 	size_t n_all;
-	struct inputs_memo **inputs;	/* stable pointers: the judge's evals point on */
+	struct inputs_memo **inputs;	/* each allocated once: tree_inputs() hands out pointers */
 	size_t n_inputs;
 	const struct judge_patch *jp;	/* set once impact is known */
 	char built_tree[GIT_OID_HEXSZ + 1];	/* what the build directory holds */
