@@ -175,7 +175,17 @@ static void remember_rerun(struct judge *j, const struct judge_eval *e, const st
 		name_list_add(&m->outcome.cases, b->cases.names[i]);
 }
 
-static int classify(struct judge *j, const size_t *subset, size_t n, struct badness *ret)
+/*
+ * Evaluate a sequence and say why it is bad. A regression counts only
+ * after a fresh boot shows it again; with @recheck false (a bisection
+ * step or a whole set about to be searched) it is taken as seen, unless
+ * it was already re-checked. Only the sequence that convicts a culprit
+ * needs the second boot: the search ends on a clean prefix and a bad
+ * one, and if the bad one does not reproduce, its cases are flaky and
+ * the set is searched again without them.
+ */
+static int classify(struct judge *j, const size_t *subset, size_t n, bool recheck,
+		    struct badness *ret)
 {
 	const struct judge_eval *e, *again;
 	struct name_list confirmed = { 0 };
@@ -218,7 +228,10 @@ static int classify(struct judge *j, const size_t *subset, size_t n, struct badn
 			ret->reason = REASON_NONE;
 		return 0;
 	}
-	/* Before a regression counts, a fresh boot must show it again. */
+	if (!recheck) {
+		ret->reason = REASON_REGRESSION;
+		return 0;
+	}
 	r = j->oracle->evaluate(j->oracle->ctx, subset, n, true, &again, j->err);
 	if (r < 0) {
 		name_list_release(&ret->cases);
@@ -357,7 +370,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		r = classify(j, set, mid, &mid_b);
+		r = classify(j, set, mid, false, &mid_b);
 		if (r < 0)
 			goto out;
 		step_line(j, &steps, set, mid, &mid_b);
@@ -374,7 +387,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 		name_list_release(&mid_b.cases);
 	}
 	culprit = set[hi - 1];
-	r = classify(j, set, hi, &culprit_b);
+	r = classify(j, set, hi, true, &culprit_b);
 	if (r < 0)
 		goto out;
 	if (culprit_b.reason == REASON_NONE) {
@@ -435,7 +448,7 @@ static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool 
 			lead++;
 		if (lead != clean_len)
 			clean_len = 0;
-		r = classify(j, set, n, &whole);
+		r = classify(j, set, n, false, &whole);
 		if (r < 0)
 			return r;
 		if (whole.reason == REASON_NONE) {

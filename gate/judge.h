@@ -4,8 +4,9 @@
  *
  * It knows nothing of kernels: an oracle evaluates "base plus these
  * patches, in this order" (apply, build, boot, run the suite) and the
- * judge compares with base, bisects to every culprit, re-runs regressions
- * on a fresh boot before blaming anyone, pins quirk changes, flags
+ * judge compares with base, bisects to every culprit, re-runs the
+ * regression that convicts a culprit on a fresh boot before blaming
+ * anyone (bisection steps are not re-run), pins quirk changes, flags
  * Stable-dep-of dependants, and confirms the verdict by evaluating the
  * whole set minus the drops (the oracle may answer that from the build
  * of the exercised patches alone, when it shows the others are not read).

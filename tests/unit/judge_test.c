@@ -211,6 +211,8 @@ static void test_one_regression(void **state)
 	assert_non_null(strstr(s.result.verdicts[10].evidence.buf, "c2: base pass; with the patch fail"));
 	assert_non_null(strstr(s.result.verdicts[10].steps.buf, "clean without it: base + 10 patches up to 0010.patch"));
 	assert_true(s.result.confirmed);
+	/* bisection steps are not booted twice: only the conviction is */
+	assert_int_equal(s.fake.fresh_calls, 1);
 	release(&s);
 }
 
@@ -253,6 +255,7 @@ static void test_later_searches_start_after_the_clean_prefix(void **state)
 	drops_are(&s, "20:regression 26:build 30:regression");
 	assert_true(s.result.confirmed);
 	assert_true(s.fake.n_seen <= 16);
+	assert_int_equal(s.fake.fresh_calls, 2);
 	release(&s);
 }
 
@@ -283,6 +286,11 @@ static void test_flaky_not_blamed(void **state)
 	release(&s);
 }
 
+/*
+ * The flaky case sends the first search to a prefix that does not
+ * reproduce on the conviction's fresh boot; the search starts again
+ * without it and finds the real culprit.
+ */
 static void test_flaky_beside_real_regression(void **state)
 {
 	struct scenario s;
