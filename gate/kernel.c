@@ -212,7 +212,11 @@ void kernel_env_release(struct kernel_env *env)
 	env->lock_fd = -1;
 }
 
-/* The fixed build metadata that makes identical sources hit ccache. */
+/*
+ * The fixed build metadata that makes identical sources hit ccache. make
+ * compiles with kernel-tests/ccache-cc (ccache in depend mode where that
+ * is safe), as kernel-tests/run does, so the two share results.
+ */
 static const char *const kbuild_env[] = {
 	"KBUILD_BUILD_TIMESTAMP=2019-02-18 00:00:00 UTC",
 	"KBUILD_BUILD_USER=backport-gate",
@@ -226,7 +230,8 @@ static int run_make(struct kernel_env *env, const char *const *targets, const ch
 	char *src_arg = xasprintf("%s", env->src), *o_arg = xasprintf("O=%s", env->build);
 	char *jobs = xasprintf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	char *ccache_dir = xasprintf("CCACHE_DIR=%s/../ccache", env->dir);
-	const char *argv[16] = { "make", "-C", src_arg, o_arg, jobs, "CC=ccache gcc" };
+	char *cc = xasprintf("CC=%s/kernel-tests/ccache-cc", env->top);
+	const char *argv[16] = { "make", "-C", src_arg, o_arg, jobs, cc };
 	const char *envv[8];
 	struct child c = { .argv = argv, .env = envv, .output_path = log,
 			   .timeout_sec = env->build_timeout };
@@ -251,6 +256,7 @@ static int run_make(struct kernel_env *env, const char *const *targets, const ch
 	free(o_arg);
 	free(jobs);
 	free(ccache_dir);
+	free(cc);
 	return r;
 }
 
