@@ -10,6 +10,7 @@
 #include "gate.h"
 #include "judge.h"
 #include "ktap.h"
+#include "slots.h"
 
 /* What applying patch @index on top of @parent gave; cached per run. */
 struct apply_memo {
@@ -52,7 +53,7 @@ struct gate_ctx {
 	struct inputs_memo **inputs;	/* each allocated once: tree_inputs() hands out pointers */
 	size_t n_inputs;
 	const struct judge_patch *jp;	/* set once impact is known */
-	char built_tree[GIT_OID_HEXSZ + 1];	/* what the build directory holds */
+	struct build_slots slots;	/* the build directories */
 	unsigned builds, boots;
 	unsigned same_kernel;		/* sequences answered by an equal kernel */
 };
@@ -262,26 +263,37 @@ static int ensure_built(struct gate_ctx *ctx, const git_oid *commit, const char 
 			struct strbuf *err)
 {
 	enum build_status status;
+	git_oid tree_id;
 	double start;
 	int r;
 
-	if (strcmp(ctx->built_tree, tree_hex) == 0) {
-		*ret_ok = true;
-		return 0;
+	if (git_oid_fromstr(&tree_id, tree_hex) < 0) {
+		strbuf_addf(err, "build: '%s' is not a tree id", tree_hex);
+		return -EINVAL;
 	}
-	r = tree_checkout(ctx->tree, commit, err);
+	if (slots_select_built(&ctx->slots, &tree_id)) {
+		const struct file_set *known;
+
+		/* built before, perhaps by another run or kernel-tests/run */
+		*ret_ok = true;
+		r = tree_inputs(ctx, key, &known, err);
+		if (r == 0 && !known)
+			r = record_inputs(ctx, key, err);
+		return r;
+	}
+	r = slots_prepare(&ctx->slots, commit, &tree_id, err);
 	if (r < 0)
 		return r;
-	fprintf(stderr, "# building tree %.12s\n", tree_hex);
+	fprintf(stderr, "# building tree %.12s in %s\n", tree_hex, ctx->env->build);
 	start = now_seconds();
 	r = kernel_build(ctx->env, &status, first_error, err);
 	ctx->builds++;
-	ctx->built_tree[0] = '\0';
 	if (r < 0)
 		return r;
 	*ret_ok = status == BUILD_OK;
-	if (*ret_ok)
-		snprintf(ctx->built_tree, sizeof(ctx->built_tree), "%s", tree_hex);
+	r = slots_finish(&ctx->slots, *ret_ok, err);
+	if (r < 0)
+		return r;
 	if (db_build_put(ctx->db, key, *ret_ok, *ret_ok ? NULL : first_error->buf,
 			 now_seconds() - start) < 0)
 		return db_error(ctx->db, "recording a build", err);
@@ -385,7 +397,7 @@ static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size
 	const struct judge_eval *e;
 	const struct file_set *inputs;
 	struct tree_key key;
-	git_oid commit;
+	git_oid commit, tree_id;
 	int r;
 
 	if (!rest)
@@ -412,7 +424,8 @@ static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size
 	key.config = ctx->env->config_stamp;
 	key.suite = ctx->env->suite_version;
 	r = tree_inputs(ctx, &key, &inputs, err);
-	if (r == 0 && !inputs && strcmp(ctx->built_tree, tree_hex) == 0) {
+	if (r == 0 && !inputs && git_oid_fromstr(&tree_id, tree_hex) == 0 &&
+	    slots_select_built(&ctx->slots, &tree_id)) {
 		r = record_inputs(ctx, &key, err);
 		if (r == 0)
 			r = tree_inputs(ctx, &key, &inputs, err);
@@ -678,6 +691,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		goto out;
 	}
 	run_id = sqlite3_last_insert_rowid(db);
+	r = slots_open(&ctx.slots, env, tree, err);
+	if (r < 0)
+		goto out;
 
 	/* Apply the queue once, in order; what does not apply is left out. */
 	for (size_t i = 0; i < snap->n; i++) {
@@ -863,6 +879,7 @@ out:
 		eval_free(ctx.all_evals[i]);
 	free(ctx.all_evals);
 	free(ctx.evals);
+	slots_close(&ctx.slots);
 	judge_result_release(&result);
 	free(jp);
 	free(outcomes);

@@ -650,14 +650,36 @@ static int strcmp_ptr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n)
+/* Sort @files[from..n) and drop duplicates there; returns the new n. */
+static size_t sort_unique(char **files, size_t from, size_t n, unsigned *counts)
 {
-	const char *argv[] = { "find", env->build, "-name", "*.cmd", "-type", "f", NULL };
+	size_t w = from;
+
+	qsort(files + from, n - from, sizeof(*files), strcmp_ptr);
+	for (size_t i = from; i < n; i++) {
+		if (w > from && strcmp(files[w - 1], files[i]) == 0) {
+			if (counts)
+				counts[w - 1] += counts[i];
+			free(files[i]);
+			continue;
+		}
+		if (counts)
+			counts[w] = counts[i];
+		files[w++] = files[i];
+	}
+	return w;
+}
+
+int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_files,
+		       unsigned **ret_counts, size_t *ret_n)
+{
+	const char *argv[] = { "find", build, "-name", "*.cmd", "-type", "f", NULL };
 	struct child c = { .argv = argv, .timeout_sec = 120 };
 	struct strbuf list = STRBUF_INIT, cmd = STRBUF_INIT;
 	struct child_result res;
 	size_t prefix = strlen(env->src), n = 0, alloc = 0;
 	char **files = NULL;
+	unsigned *counts;
 	int r;
 
 	strbuf_init(&list, 64 * 1024 * 1024);
@@ -668,6 +690,8 @@ int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n)
 		return r < 0 ? r : -EIO;
 	}
 	for (char *path = list.buf, *next; path && *path; path = next) {
+		size_t first = n;
+
 		next = strchr(path, '\n');
 		if (next)
 			*next++ = '\0';
@@ -695,36 +719,44 @@ int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n)
 			n++;
 			p--;
 		}
+		/* each .cmd file names a path once */
+		n = sort_unique(files, first, n, NULL);
 	}
 	strbuf_release(&list);
 	strbuf_release(&cmd);
-	/* sort and drop duplicates */
-	qsort(files, n, sizeof(*files), strcmp_ptr);
-	{
-		size_t w = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			if (w > 0 && strcmp(files[w - 1], files[i]) == 0) {
-				free(files[i]);
-				continue;
-			}
-			files[w++] = files[i];
-		}
-		n = w;
-	}
+	counts = malloc((n ? n : 1) * sizeof(*counts));
+	if (!counts)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		counts[i] = 1;
+	n = sort_unique(files, 0, n, counts);
 	*ret_files = files;
 	*ret_n = n;
+	if (ret_counts)
+		*ret_counts = counts;
+	else
+		free(counts);
 	return 0;
 }
 
-bool kernel_path_exercised(char *const *used, size_t n_used, const char *path)
+int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n)
+{
+	return kernel_used_counts(env, env->build, ret_files, NULL, ret_n);
+}
+
+bool kernel_path_is_rule(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
+	return strncmp(base, "Kconfig", 7) == 0 || strncmp(base, "Makefile", 8) == 0 ||
+	       strncmp(base, "Kbuild", 6) == 0;
+}
+
+bool kernel_path_exercised(char *const *used, size_t n_used, const char *path)
+{
 	/* Build rules and configuration reach everything: always exercised. */
-	if (strncmp(base, "Kconfig", 7) == 0 || strncmp(base, "Makefile", 8) == 0 ||
-	    strncmp(base, "Kbuild", 6) == 0)
+	if (kernel_path_is_rule(path))
 		return true;
 	return bsearch(&path, used, n_used, sizeof(*used), strcmp_ptr) != NULL;
 }

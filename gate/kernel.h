@@ -3,6 +3,8 @@
  * kernel: the packaged kernel's cache layout, and building and booting
  * whatever is checked out in the tree. Shares its cache with
  * kernel-tests/run: <cache>/linux-<version>/{src,build,run,lock}.
+ * Every build runs in env->build (<...>/build); slots.h swaps the build
+ * directory that suits the tree into it first.
  *
  *   kernel_env_init()   paths, and the packages the job needs
  *   kernel_build()      tinyconfig + fragment (when it changed), bzImage
@@ -79,6 +81,18 @@ const char *boot_status_name(enum boot_status status);
  * by the caller: free each and the array.
  */
 int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n);
+
+/*
+ * The same for the build directory @build, with @ret_counts[i] (unless
+ * NULL): how many of its .cmd files (one per object or generated file)
+ * name @ret_files[i], a rough count of what a change to it recompiles.
+ * The caller frees @ret_counts too.
+ */
+int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_files,
+		       unsigned **ret_counts, size_t *ret_n);
+
+/* true for a build rule or configuration file (Kconfig*, Makefile*, Kbuild*). */
+bool kernel_path_is_rule(const char *path);
 
 /* true when a change to @path can change the test kernel. */
 bool kernel_path_exercised(char *const *used, size_t n_used, const char *path);

@@ -11,6 +11,7 @@
 
 #include "runcmd.h"
 #include "tree.h"
+#include "xalloc.h"
 
 #define EXTRACT_TIMEOUT 900
 
@@ -329,4 +330,142 @@ int tree_id_hex(struct kernel_tree *tree, const git_oid *commit, char out[GIT_OI
 	git_oid_tostr(out, GIT_OID_HEXSZ + 1, git_commit_tree_id(c));
 	git_commit_free(c);
 	return 0;
+}
+
+void path_list_add(struct path_list *list, const char *path)
+{
+	if (list->n == list->alloc) {
+		list->alloc = list->alloc ? list->alloc * 2 : 64;
+		list->paths = realloc(list->paths, list->alloc * sizeof(*list->paths));
+		if (!list->paths)
+			abort();
+	}
+	list->paths[list->n++] = xstrdup(path);
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void path_list_sort(struct path_list *list)
+{
+	size_t w = 0;
+
+	if (!list->n)
+		return;
+	qsort(list->paths, list->n, sizeof(*list->paths), path_cmp);
+	for (size_t i = 0; i < list->n; i++) {
+		if (w > 0 && strcmp(list->paths[w - 1], list->paths[i]) == 0) {
+			free(list->paths[i]);
+			continue;
+		}
+		list->paths[w++] = list->paths[i];
+	}
+	list->n = w;
+}
+
+bool path_list_has(const struct path_list *list, const char *path)
+{
+	return list->n && bsearch(&path, list->paths, list->n, sizeof(*list->paths), path_cmp);
+}
+
+void path_list_release(struct path_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->paths[i]);
+	free(list->paths);
+	memset(list, 0, sizeof(*list));
+}
+
+int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b,
+		    struct path_list *out, struct strbuf *err)
+{
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	int r = 0;
+
+	if (git_oid_equal(a, b))
+		return 0;
+	if (git_tree_lookup(&ta, tree->repo, a) < 0 || git_tree_lookup(&tb, tree->repo, b) < 0 ||
+	    git_diff_tree_to_tree(&diff, tree->repo, ta, tb, NULL) < 0) {
+		char ha[GIT_OID_HEXSZ + 1], hb[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(ha, sizeof(ha), a);
+		git_oid_tostr(hb, sizeof(hb), b);
+		git_error_to(err, "diff");
+		strbuf_addf(err, " (trees %.12s and %.12s)", ha, hb);
+		r = -EIO;
+		goto out;
+	}
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		path_list_add(out, d->old_file.path);
+		if (strcmp(d->old_file.path, d->new_file.path) != 0)
+			path_list_add(out, d->new_file.path);
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return r;
+}
+
+bool tree_index_stale(struct kernel_tree *tree, const char *path, const struct stat *st)
+{
+	const git_index_entry *e;
+	git_index *index = NULL;
+	bool stale;
+
+	if (git_repository_index(&index, tree->repo) < 0)
+		return false;
+	e = git_index_get_bypath(index, path, 0);
+	stale = e && (e->mtime.seconds != (int32_t)st->st_mtim.tv_sec ||
+		      e->mtime.nanoseconds != (uint32_t)st->st_mtim.tv_nsec ||
+		      e->ctime.seconds != (int32_t)st->st_ctim.tv_sec ||
+		      e->ctime.nanoseconds != (uint32_t)st->st_ctim.tv_nsec ||
+		      e->ino != (uint32_t)st->st_ino);
+	git_index_free(index);
+	return stale;
+}
+
+int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths, struct strbuf *err)
+{
+	git_index *index = NULL;
+	int r = 0;
+
+	if (!paths->n)
+		return 0;
+	if (git_repository_index(&index, tree->repo) < 0) {
+		git_error_to(err, "index");
+		return -EIO;
+	}
+	for (size_t i = 0; i < paths->n; i++) {
+		const git_index_entry *e = git_index_get_bypath(index, paths->paths[i], 0);
+		char *path = xasprintf("%s/%s", tree->workdir, paths->paths[i]);
+		git_index_entry ne;
+		struct stat st;
+
+		if (e && lstat(path, &st) == 0 && (size_t)st.st_size == e->file_size) {
+			ne = *e;
+			ne.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
+			ne.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
+			ne.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
+			ne.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
+			ne.dev = (uint32_t)st.st_dev;
+			ne.ino = (uint32_t)st.st_ino;
+			if (git_index_add(index, &ne) < 0)
+				r = -EIO;
+		}
+		free(path);
+		if (r < 0)
+			break;
+	}
+	if (r == 0 && git_index_write(index) < 0)
+		r = -EIO;
+	if (r < 0)
+		git_error_to(err, "index");
+	git_index_free(index);
+	return r;
 }

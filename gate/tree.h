@@ -12,6 +12,8 @@
 #define GATE_TREE_H
 
 #include <git2.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 
 #include "apply.h"
 #include "kernel.h"
@@ -47,5 +49,36 @@ int tree_checkout(struct kernel_tree *tree, const git_oid *commit, struct strbuf
 
 /* The tree id of @commit, as 40 hex digits in @out. */
 int tree_id_hex(struct kernel_tree *tree, const git_oid *commit, char out[GIT_OID_HEXSZ + 1]);
+
+/* A list of tree-relative paths. */
+struct path_list {
+	char **paths;
+	size_t n, alloc;
+};
+
+void path_list_add(struct path_list *list, const char *path);
+/* Sort and drop duplicates, so path_list_has() can search. */
+void path_list_sort(struct path_list *list);
+bool path_list_has(const struct path_list *list, const char *path);
+void path_list_release(struct path_list *list);
+
+/*
+ * Append to @out every path whose content or mode differs between the
+ * trees @a and @b (tree ids, not commits). 0, or -EIO with a message in
+ * @err (a tree that is not in the repository).
+ */
+int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b,
+		    struct path_list *out, struct strbuf *err);
+
+/* true when the index holds @path with stat data other than @st's. */
+bool tree_index_stale(struct kernel_tree *tree, const char *path, const struct stat *st);
+
+/*
+ * Record the current stat data of @paths in the repository's index
+ * without reading them: for files whose times changed but whose content
+ * is what the last checkout wrote. The next checkout then trusts them.
+ */
+int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths,
+		      struct strbuf *err);
 
 #endif
