@@ -655,6 +655,8 @@ static size_t sort_unique(char **files, size_t from, size_t n, unsigned *counts)
 {
 	size_t w = from;
 
+	if (n - from < 2)
+		return n;
 	qsort(files + from, n - from, sizeof(*files), strcmp_ptr);
 	for (size_t i = from; i < n; i++) {
 		if (w > from && strcmp(files[w - 1], files[i]) == 0) {

@@ -365,11 +365,6 @@ void path_list_sort(struct path_list *list)
 	list->n = w;
 }
 
-bool path_list_has(const struct path_list *list, const char *path)
-{
-	return list->n && bsearch(&path, list->paths, list->n, sizeof(*list->paths), path_cmp);
-}
-
 void path_list_release(struct path_list *list)
 {
 	for (size_t i = 0; i < list->n; i++)

@@ -57,9 +57,8 @@ struct path_list {
 };
 
 void path_list_add(struct path_list *list, const char *path);
-/* Sort and drop duplicates, so path_list_has() can search. */
+/* Sort and drop duplicates. */
 void path_list_sort(struct path_list *list);
-bool path_list_has(const struct path_list *list, const char *path);
 void path_list_release(struct path_list *list);
 
 /*
