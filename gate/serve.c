@@ -378,13 +378,15 @@ static pid_t start_worker(struct server *s, int64_t job)
 	_exit(127);
 }
 
+/* The oldest queued job; one whose attempt failed waits 30 s from that attempt's end. */
 static int64_t next_queued_job(sqlite3 *db)
 {
 	sqlite3_stmt *st;
 	int64_t job = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT id FROM job WHERE state = 'queued' AND "
-			       "(started_at IS NULL OR started_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 seconds')) "
+			       "(started_at IS NULL OR COALESCE(finished_at, started_at) < "
+			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 seconds')) "
 			       "ORDER BY id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -416,7 +418,8 @@ static void worker_ended(struct server *s, int64_t job, int status)
 		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), "will retry");
 	job_sql(s->db, "UPDATE job SET state = CASE WHEN attempts >= " STRINGIFY(MAX_JOB_ATTEMPTS)
 		" THEN 'failed' ELSE 'queued' END, "
-		"error = COALESCE(error, 'the worker ended without a verdict') "
+		"error = COALESCE(error, 'the worker ended without a verdict'), "
+		"finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
 		"WHERE id = ? AND state = 'running'", job);
 }
 
@@ -499,7 +502,8 @@ static int serve_loop(struct server *s)
 
 			if (job) {
 				job_sql(s->db, "UPDATE job SET state = 'running', attempts = attempts + 1, "
-					"error = NULL, started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?", job);
+					"error = NULL, started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
+					"finished_at = NULL WHERE id = ?", job);
 				worker = start_worker(s, job);
 				worker_job = job;
 				if (worker < 0) {
