@@ -232,6 +232,7 @@ void slots_close(struct build_slots *s)
 		free(s->weight_paths[i]);
 	free(s->weight_paths);
 	free(s->weights);
+	path_list_release(&s->fresh);
 	memset(s, 0, sizeof(*s));
 	s->current = -1;
 }
@@ -426,7 +427,7 @@ static int copy_target(struct build_slots *s, size_t best, size_t *ret, struct s
  * is. The paths changed, and those whose times the index does not know
  * yet, are added to @changed.
  */
-static int age_tree(struct kernel_tree *tree, int dirfd, const char *rel, struct path_list *changed,
+static int age_tree(git_index *index, int dirfd, const char *rel, struct path_list *changed,
 		    struct strbuf *err)
 {
 	const struct timespec old[2] = { { SLOT_OLD_MTIME, 0 }, { SLOT_OLD_MTIME, 0 } };
@@ -456,7 +457,7 @@ static int age_tree(struct kernel_tree *tree, int dirfd, const char *rel, struct
 					    strerror(errno));
 				r = -errno;
 			} else {
-				r = age_tree(tree, fd, child, changed, err);
+				r = age_tree(index, fd, child, changed, err);
 			}
 			free(child);
 		} else if (S_ISREG(st.st_mode)) {
@@ -469,7 +470,7 @@ static int age_tree(struct kernel_tree *tree, int dirfd, const char *rel, struct
 					r = -errno;
 				}
 				path_list_add(changed, child);
-			} else if (tree_index_stale(tree, child, &st)) {
+			} else if (tree_index_stale(index, child, &st)) {
 				path_list_add(changed, child);
 			}
 			free(child);
@@ -479,24 +480,64 @@ static int age_tree(struct kernel_tree *tree, int dirfd, const char *rel, struct
 	return r;
 }
 
+/* Set @paths (those that exist) to SLOT_OLD_MTIME and add them to @changed. */
+static int age_paths(const char *src, const struct path_list *paths, struct path_list *changed,
+		     struct strbuf *err)
+{
+	const struct timespec old[2] = { { SLOT_OLD_MTIME, 0 }, { SLOT_OLD_MTIME, 0 } };
+
+	for (size_t i = 0; i < paths->n; i++) {
+		char *path = xasprintf("%s/%s", src, paths->paths[i]);
+		int r = utimensat(AT_FDCWD, path, old, AT_SYMLINK_NOFOLLOW);
+
+		if (r < 0 && errno != ENOENT) {
+			strbuf_addf(err, "build slots: cannot set the time of %s: %s", path,
+				    strerror(errno));
+			r = -errno;
+			free(path);
+			return r;
+		}
+		free(path);
+		path_list_add(changed, paths->paths[i]);
+	}
+	return 0;
+}
+
 /*
  * The timestamps that make a slot's objects exact for what is checked out:
  * the files in @diff new, every other file old. Their content is what the
  * checkout wrote, so git's index gets their new times too: otherwise the
  * next checkout reads every one of them again to learn it is unchanged.
+ * With @moved (the paths the checkout looked at, s->known being true) only
+ * those and s->fresh can be other than old; else every file is visited.
  */
-static int set_times(struct build_slots *s, const struct path_list *diff, struct strbuf *err)
+static int set_times(struct build_slots *s, const struct path_list *diff,
+		     const struct path_list *moved, struct strbuf *err)
 {
 	const char *src = s->env->src;
-	int fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct path_list changed = { 0 };
 	int r;
 
-	if (fd < 0) {
-		strbuf_addf(err, "build slots: cannot open %s: %s", src, strerror(errno));
-		return -errno;
+	if (moved) {
+		r = age_paths(src, &s->fresh, &changed, err);
+		if (r == 0)
+			r = age_paths(src, moved, &changed, err);
+	} else {
+		git_index *index = NULL;
+		int fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0) {
+			strbuf_addf(err, "build slots: cannot open %s: %s", src, strerror(errno));
+			return -errno;
+		}
+		if (git_repository_index(&index, s->tree->repo) < 0) {
+			strbuf_addf(err, "build slots: cannot read the index of %s", src);
+			close(fd);
+			return -EIO;
+		}
+		r = age_tree(index, fd, "", &changed, err);
+		git_index_free(index);
 	}
-	r = age_tree(s->tree, fd, "", &changed, err);
 	for (size_t i = 0; r == 0 && i < diff->n; i++) {
 		char *path = xasprintf("%s/%s", src, diff->paths[i]);
 
@@ -517,11 +558,19 @@ static int set_times(struct build_slots *s, const struct path_list *diff, struct
 	return r;
 }
 
+/* Add every path of @from to @to. */
+static void path_list_extend(struct path_list *to, const struct path_list *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		path_list_add(to, from->paths[i]);
+}
+
 int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *tree_id,
 		  struct strbuf *err)
 {
-	struct path_list diff = { 0 }, best_diff = { 0 };
+	struct path_list diff = { 0 }, best_diff = { 0 }, moved = { 0 };
 	unsigned best_cost = COST_EMPTY;
+	bool was_known;
 	size_t best = 0;
 	struct build_slot *slot;
 	int r = 0;
@@ -567,14 +616,32 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 	if (r < 0)
 		goto out;
 	slot = &s->slot[best];
-	r = tree_checkout(s->tree, commit, err);
-	if (r < 0)
-		goto out;
-	if (slot->n_trees) {
-		r = set_times(s, &best_diff, err);
+	if (s->known) {
+		r = tree_diff_paths(s->tree, &s->head, tree_id, &moved, err);
 		if (r < 0)
 			goto out;
 	}
+	/* known again only once the checkout and the times are done */
+	was_known = s->known;
+	s->known = false;
+	r = tree_checkout(s->tree, commit, was_known ? &moved : NULL, err);
+	if (r < 0)
+		goto out;
+	if (slot->n_trees) {
+		r = set_times(s, &best_diff, was_known ? &moved : NULL, err);
+		if (r < 0)
+			goto out;
+		path_list_release(&s->fresh);
+		path_list_extend(&s->fresh, &best_diff);
+		s->known = true;
+	} else if (was_known) {
+		/* an empty slot builds every file: times matter to the next one */
+		path_list_extend(&s->fresh, &moved);
+		path_list_sort(&s->fresh);
+		s->known = true;
+	}
+	if (s->known)
+		git_oid_cpy(&s->head, tree_id);
 	/* stamp it dirty first: a build that never finishes leaves a mixture */
 	if (slot->n_trees == SLOT_TREES_MAX) {
 		r = slot_empty(slot, err);
@@ -597,6 +664,7 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 out:
 	path_list_release(&diff);
 	path_list_release(&best_diff);
+	path_list_release(&moved);
 	return r;
 }
 

@@ -33,6 +33,7 @@
  *   slots_open()          read the stamps
  *   slots_select_built()  swap in a slot holding T, if any
  *   slots_prepare()       choose, copy, swap in, check T out, set timestamps
+ *                         (every file the first time, then only what changed)
  *   slots_finish()        record whether the build succeeded
  */
 #ifndef GATE_SLOTS_H
@@ -72,6 +73,18 @@ struct build_slots {
 	size_t n_weights;
 	bool weights_read;
 	unsigned copies;	/* slots copied by this struct's slots_prepare() calls */
+	/*
+	 * What this struct's last slots_prepare() left in the source tree,
+	 * when @known: the working tree and index hold tree @head, and every
+	 * file has SLOT_OLD_MTIME but those in @fresh. The gate holds the
+	 * cache lock for its whole run, so nothing else writes there: the
+	 * next checkout and ageing then touch only the paths that differ
+	 * from @head and those in @fresh, not all 78,000 files. The first
+	 * slots_prepare() of a struct always compares and ages every file.
+	 */
+	bool known;
+	git_oid head;
+	struct path_list fresh;
 };
 
 /*

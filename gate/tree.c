@@ -158,6 +158,12 @@ int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct str
 
 	memset(tree, 0, sizeof(*tree));
 	git_libgit2_init();
+	/*
+	 * libgit2 caches no tree over 4 KiB by default, and the kernel's big
+	 * directories are larger: every apply, diff and checkout inflated and
+	 * hashed them again. Kept, they cost a few MiB.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)1 << 20);
 	tree->workdir = strdup(env->src);
 	if (!tree->workdir)
 		abort();
@@ -303,7 +309,8 @@ int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct pat
 	return r;
 }
 
-int tree_checkout(struct kernel_tree *tree, const git_oid *commit, struct strbuf *err)
+int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct path_list *only,
+		  struct strbuf *err)
 {
 	git_checkout_options opts;
 	git_commit *c = NULL;
@@ -311,6 +318,19 @@ int tree_checkout(struct kernel_tree *tree, const git_oid *commit, struct strbuf
 
 	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
 	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (only) {
+		/* an empty pathspec would mean every path */
+		if (!only->n) {
+			if (git_repository_set_head_detached(tree->repo, commit) < 0) {
+				git_error_to(err, "checkout");
+				return -EIO;
+			}
+			return 0;
+		}
+		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		opts.paths.strings = only->paths;
+		opts.paths.count = only->n;
+	}
 	if (git_commit_lookup(&c, tree->repo, commit) < 0 ||
 	    git_checkout_tree(tree->repo, (const git_object *)c, &opts) < 0 ||
 	    git_repository_set_head_detached(tree->repo, commit) < 0) {
@@ -407,22 +427,15 @@ out:
 	return r;
 }
 
-bool tree_index_stale(struct kernel_tree *tree, const char *path, const struct stat *st)
+bool tree_index_stale(git_index *index, const char *path, const struct stat *st)
 {
-	const git_index_entry *e;
-	git_index *index = NULL;
-	bool stale;
+	const git_index_entry *e = git_index_get_bypath(index, path, 0);
 
-	if (git_repository_index(&index, tree->repo) < 0)
-		return false;
-	e = git_index_get_bypath(index, path, 0);
-	stale = e && (e->mtime.seconds != (int32_t)st->st_mtim.tv_sec ||
-		      e->mtime.nanoseconds != (uint32_t)st->st_mtim.tv_nsec ||
-		      e->ctime.seconds != (int32_t)st->st_ctim.tv_sec ||
-		      e->ctime.nanoseconds != (uint32_t)st->st_ctim.tv_nsec ||
-		      e->ino != (uint32_t)st->st_ino);
-	git_index_free(index);
-	return stale;
+	return e && (e->mtime.seconds != (int32_t)st->st_mtim.tv_sec ||
+		     e->mtime.nanoseconds != (uint32_t)st->st_mtim.tv_nsec ||
+		     e->ctime.seconds != (int32_t)st->st_ctim.tv_sec ||
+		     e->ctime.nanoseconds != (uint32_t)st->st_ctim.tv_nsec ||
+		     e->ino != (uint32_t)st->st_ino);
 }
 
 int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths, struct strbuf *err)

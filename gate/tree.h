@@ -44,8 +44,18 @@ int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct pat
 	       const char *message, git_oid *ret_commit, struct apply_outcome *outcome,
 	       struct strbuf *err);
 
-/* Make the working tree match @commit; only differing files are written. */
-int tree_checkout(struct kernel_tree *tree, const git_oid *commit, struct strbuf *err);
+struct path_list;
+
+/*
+ * Make the working tree match @commit; only differing files are written.
+ * With @only NULL every file is compared (stat, then content when the stat
+ * differs from the index), which also undoes edits made behind the gate's
+ * back. With @only, just those paths are looked at: for a caller that
+ * knows the working tree and index match another commit and @only holds
+ * every path that differs between the two (tree_diff_paths()).
+ */
+int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct path_list *only,
+		  struct strbuf *err);
 
 /* The tree id of @commit, as 40 hex digits in @out. */
 int tree_id_hex(struct kernel_tree *tree, const git_oid *commit, char out[GIT_OID_HEXSZ + 1]);
@@ -69,8 +79,8 @@ void path_list_release(struct path_list *list);
 int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b,
 		    struct path_list *out, struct strbuf *err);
 
-/* true when the index holds @path with stat data other than @st's. */
-bool tree_index_stale(struct kernel_tree *tree, const char *path, const struct stat *st);
+/* true when @index (the repository's) holds @path with stat data other than @st's. */
+bool tree_index_stale(git_index *index, const char *path, const struct stat *st);
 
 /*
  * Record the current stat data of @paths in the repository's index

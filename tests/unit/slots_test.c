@@ -50,8 +50,8 @@ static char *read_text(const char *path)
 }
 
 /* A commit whose tree has the three files with these contents. */
-static void commit(struct fixture *fx, const char *hdr, const char *a, git_oid *ret_commit,
-		   git_oid *ret_tree)
+static void commit_doc(struct fixture *fx, const char *hdr, const char *a, const char *doc,
+		       git_oid *ret_commit, git_oid *ret_tree)
 {
 	git_treebuilder *tb;
 	git_oid blob, tree_oid;
@@ -59,7 +59,7 @@ static void commit(struct fixture *fx, const char *hdr, const char *a, git_oid *
 	git_commit *parent = NULL;
 	git_signature *sig;
 	const struct { const char *name, *text; } files[] = {
-		{ "a.c", a }, { "doc.txt", "docs\n" }, { "hdr.h", hdr },
+		{ "a.c", a }, { "doc.txt", doc }, { "hdr.h", hdr },
 	};
 
 	assert_int_equal(git_treebuilder_new(&tb, fx->tree.repo, NULL), 0);
@@ -83,6 +83,12 @@ static void commit(struct fixture *fx, const char *hdr, const char *a, git_oid *
 	git_oid_cpy(&fx->parent, ret_commit);
 	fx->have_parent = true;
 	git_oid_cpy(ret_tree, &tree_oid);
+}
+
+static void commit(struct fixture *fx, const char *hdr, const char *a, git_oid *ret_commit,
+		   git_oid *ret_tree)
+{
+	commit_doc(fx, hdr, a, "docs\n", ret_commit, ret_tree);
 }
 
 static int setup(void **state)
@@ -347,6 +353,76 @@ static void test_untrusted_slot_emptied(void **state)
 	strbuf_release(&err);
 }
 
+static char *src_text(struct fixture *fx, const char *file)
+{
+	char *p = xasprintf("%s/%s", fx->env.src, file);
+	char *text = read_text(p);
+
+	free(p);
+	return text;
+}
+
+/*
+ * After the first step, a struct checks out and ages only what changed.
+ * A file made new for one step and untouched by the next (doc.txt) must
+ * still go back to old; the working tree must hold each step's content.
+ * A new struct trusts nothing: an edit made between runs is undone.
+ */
+static void test_later_steps_touch_only_changes(void **state)
+{
+	struct fixture *fx = *state;
+	struct build_slots s;
+	struct strbuf err = STRBUF_INIT;
+	git_oid c1, t1, c2, t2, c3, t3;
+	char *text;
+
+	commit_doc(fx, "v1\n", "a1\n", "d1\n", &c1, &t1);
+	commit_doc(fx, "v1\n", "a1\n", "d2\n", &c2, &t2);
+	commit_doc(fx, "v1\n", "a2\n", "d2\n", &c3, &t3);
+	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	prepare_build(fx, &s, &c1, &t1, true);
+	assert_false(s.known);	/* an empty slot: times were not set */
+	prepare_build(fx, &s, &c2, &t2, true);
+	assert_true(s.known);
+	assert_true(mtime_of(fx, "doc.txt") > SLOT_OLD_MTIME);
+	prepare_build(fx, &s, &c3, &t3, true);
+	assert_int_equal(s.copies, 0);
+	assert_int_equal(mtime_of(fx, "doc.txt"), SLOT_OLD_MTIME);
+	assert_int_equal(mtime_of(fx, "hdr.h"), SLOT_OLD_MTIME);
+	assert_true(mtime_of(fx, "a.c") > SLOT_OLD_MTIME);
+	text = src_text(fx, "a.c");
+	assert_string_equal(text, "a2\n");
+	free(text);
+	text = src_text(fx, "doc.txt");
+	assert_string_equal(text, "d2\n");
+	free(text);
+
+	/* and back: both files written again, only they look new */
+	prepare_build(fx, &s, &c1, &t1, true);
+	text = src_text(fx, "a.c");
+	assert_string_equal(text, "a1\n");
+	free(text);
+	text = src_text(fx, "doc.txt");
+	assert_string_equal(text, "d1\n");
+	free(text);
+	assert_true(mtime_of(fx, "a.c") > SLOT_OLD_MTIME);
+	assert_true(mtime_of(fx, "doc.txt") > SLOT_OLD_MTIME);
+	assert_int_equal(mtime_of(fx, "hdr.h"), SLOT_OLD_MTIME);
+	slots_close(&s);
+
+	/* an edit behind the gate's back, same size: a new struct restores it */
+	text = xasprintf("%s/a.c", fx->env.src);
+	write_file(text, "zz\n");
+	free(text);
+	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	prepare_build(fx, &s, &c3, &t3, true);
+	text = src_text(fx, "a.c");
+	assert_string_equal(text, "a2\n");
+	free(text);
+	slots_close(&s);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +431,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_pool_replaces_least_recently_used, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_slot_emptied, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_later_steps_touch_only_changes, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
