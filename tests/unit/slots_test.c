@@ -353,6 +353,41 @@ static void test_untrusted_slot_emptied(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * A swap cut short after its first rename leaves no build directory, only
+ * build.swap: opening the slots puts it back. A slot configured from
+ * another fragment does not hold the tree's kernel.
+ */
+static void test_swap_cut_short_and_other_config(void **state)
+{
+	struct fixture *fx = *state;
+	struct build_slots s;
+	struct strbuf err = STRBUF_INIT;
+	char *swap = xasprintf("%s.swap", fx->env.build);
+	char *cfg = xasprintf("%s/.bg-config", fx->env.build);
+	git_oid c1, t1;
+
+	commit(fx, "v1\n", "a1\n", &c1, &t1);
+	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	prepare_build(fx, &s, &c1, &t1, true);
+	slots_close(&s);
+
+	assert_int_equal(rename(fx->env.build, swap), 0);
+	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	assert_int_equal(access(swap, F_OK), -1);
+	expect_stamp(fx, "build", &t1, NULL, false);
+	assert_true(slots_select_built(&s, &t1));
+	slots_close(&s);
+
+	write_file(cfg, "other\n");
+	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	assert_false(slots_select_built(&s, &t1));
+	slots_close(&s);
+	free(swap);
+	free(cfg);
+	strbuf_release(&err);
+}
+
 static char *src_text(struct fixture *fx, const char *file)
 {
 	char *p = xasprintf("%s/%s", fx->env.src, file);
@@ -432,6 +467,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_slot_emptied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_later_steps_touch_only_changes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_swap_cut_short_and_other_config, setup,
 						teardown),
 	};
 
