@@ -654,7 +654,8 @@ static int strcmp_ptr(const void *a, const void *b)
  * The paths named by a build's .cmd files, each counted once per file: an
  * open-addressing hash table. A build's 1,500 .cmd files name about
  * 400,000 paths but only a few thousand distinct ones, so counting here
- * beats collecting and sorting them all (measured: 0.18 s a build).
+ * beats collecting and sorting them all (which took 0.18 s of CPU a
+ * build; this, find included, 0.1 s of wall time).
  */
 struct path_count {
 	char *path;
