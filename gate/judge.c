@@ -344,9 +344,20 @@ static size_t current_set(const struct judge *j, bool everything, size_t *set)
 	return n;
 }
 
+/* Drop the patch that did not apply in @b's sequence. */
+static void drop_unapplied(struct judge *j, const struct badness *b)
+{
+	drop(j, b->apply_culprit, REASON_APPLY);
+	strbuf_addf(&j->result->verdicts[b->apply_culprit].evidence, "%s\n",
+		    b->eval->apply_message.buf);
+}
+
 /*
  * Find and drop one culprit in the bad sequence @set[0..n), whose prefix
- * of @clean_len patches is known to be clean. *ret_clean_len: the clean
+ * of @clean_len patches is known to be clean. @whole says why the whole
+ * sequence is bad; its eval is NULL when it was not evaluated but taken
+ * as bad (see drop_until_clean()): the search then ends by evaluating it
+ * if no shorter prefix is bad. *ret_clean_len: the clean
  * prefix in front of the culprit (0 when none was pinned).
  */
 static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clean_len,
@@ -360,13 +371,18 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 	*ret_clean_len = 0;
 
 	if (whole->reason == REASON_APPLY) {
-		culprit = whole->apply_culprit;
-		drop(j, culprit, REASON_APPLY);
-		strbuf_addf(&j->result->verdicts[culprit].evidence, "%s\n",
-			    whole->eval->apply_message.buf);
+		drop_unapplied(j, whole);
 		return 0;
 	}
-	step_line(j, &steps, set, n, whole);
+	if (whole->eval) {
+		step_line(j, &steps, set, n, whole);
+	} else {
+		describe_seq(j, set, n, &steps);
+		strbuf_addf(&steps, ": not built, taken as bad (still unexplained:");
+		for (size_t i = 0; i < whole->cases.n; i++)
+			strbuf_addf(&steps, " %s", whole->cases.names[i]);
+		strbuf_addf(&steps, ")\n");
+	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -390,6 +406,11 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 	r = classify(j, set, hi, true, &culprit_b);
 	if (r < 0)
 		goto out;
+	if (culprit_b.reason == REASON_APPLY) {
+		/* a whole set taken as bad, where a patch needs a dropped one */
+		drop_unapplied(j, &culprit_b);
+		goto out;
+	}
 	if (culprit_b.reason == REASON_NONE) {
 		/* bad as a whole, clean at every prefix: only flaky cases were involved */
 		name_list_release(&culprit_b.cases);
@@ -434,45 +455,72 @@ out:
  * Drop culprits until the set is clean. Each search starts after the
  * clean prefix the last one found in front of its culprit, while that
  * prefix is still the front of the set (nothing in it was dropped since).
+ *
+ * A round whose whole set regressed cases and whose one drop (no
+ * dependants) was convicted of only some of them leaves the others
+ * unexplained: the next whole set, the same minus that culprit, is taken
+ * as bad for those cases without building it. Its search evaluates it
+ * at the end if every shorter prefix is clean, so a wrong guess (the
+ * culprit was needed for the others to fail) costs nothing but that
+ * search; a three-culprit queue saves two builds and boots.
  */
 static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool *ret_clean)
 {
 	size_t clean_len = 0, clean_before = 0;
+	struct name_list unexplained = { 0 };
+	int r = 0;
 
 	for (size_t round = 0; round <= j->n + 1; round++) {
 		size_t before = 0, after = 0, n = current_set(j, everything, set), lead = 0;
 		struct badness whole;
-		int r;
 
 		while (lead < n && set[lead] < clean_before)
 			lead++;
 		if (lead != clean_len)
 			clean_len = 0;
-		r = classify(j, set, n, false, &whole);
-		if (r < 0)
-			return r;
+		if (unexplained.n) {
+			memset(&whole, 0, sizeof(whole));
+			whole.reason = REASON_REGRESSION;
+			whole.cases = unexplained;
+			memset(&unexplained, 0, sizeof(unexplained));
+		} else {
+			r = classify(j, set, n, false, &whole);
+			if (r < 0)
+				goto out;
+		}
 		if (whole.reason == REASON_NONE) {
 			*ret_clean = true;
-			return 0;
+			goto out;
 		}
 		for (size_t i = 0; i < j->n; i++)
 			before += is_dropped(j, i);
 		r = pin_culprit(j, set, n, clean_len, &whole, &clean_len);
-		name_list_release(&whole.cases);
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			name_list_release(&whole.cases);
+			goto out;
+		}
 		/* the clean prefix ends in front of the culprit: set[clean_len] */
 		clean_before = clean_len ? set[clean_len] : 0;
 		flag_dependants(j);
 		for (size_t i = 0; i < j->n; i++)
 			after += is_dropped(j, i);
-		if (after == before) {
-			/* every candidate was clean on its own: flaky, nothing to blame */
-			continue;
+		if (after == before + 1 && whole.reason == REASON_REGRESSION &&
+		    j->result->verdicts[set[clean_len]].status == PATCH_DROP &&
+		    j->result->verdicts[set[clean_len]].reason == REASON_REGRESSION) {
+			const struct name_list *convicted = &j->result->verdicts[set[clean_len]].regressions;
+
+			for (size_t i = 0; i < whole.cases.n; i++)
+				if (!name_list_has(convicted, whole.cases.names[i]) &&
+				    !name_list_has(&j->result->flaky, whole.cases.names[i]))
+					name_list_add(&unexplained, whole.cases.names[i]);
 		}
+		name_list_release(&whole.cases);
+		/* after == before: every candidate was clean on its own (flaky), nothing to blame */
 	}
 	*ret_clean = false;
-	return 0;
+out:
+	name_list_release(&unexplained);
+	return r;
 }
 
 /* Pin each quirk case the clean set changes to the patch that changes it. */

@@ -25,7 +25,17 @@ struct effect {
 	const char *breaks;	/* a contract case it makes fail */
 	const char *changes;	/* a quirk case it changes */
 	const char *flaky;	/* a case that fails on the first boot only */
+	size_t needs;		/* patch number (1-based) it applies only after */
+	size_t with;		/* patch number whose presence @breaks needs */
 };
+
+static bool in_sequence(const size_t *subset, size_t n, size_t number)
+{
+	for (size_t i = 0; i < n; i++)
+		if (subset[i] + 1 == number)
+			return true;
+	return false;
+}
 
 struct fake {
 	const struct effect *effects;
@@ -72,7 +82,8 @@ static int fake_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
 	for (size_t i = 0; i < n; i++) {
 		const struct effect *x = &f->effects[subset[i]];
 
-		if (x->no_apply && !e->apply_failed) {
+		if ((x->no_apply || (x->needs && !in_sequence(subset, n, x->needs))) &&
+		    !e->apply_failed) {
 			e->apply_failed = true;
 			e->apply_failed_at = subset[i];
 			strbuf_addf(&e->apply_message, "fs/x.c: hunk 1 does not match");
@@ -98,7 +109,8 @@ static int fake_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
 			for (size_t i = 0; i < n; i++) {
 				const struct effect *x = &f->effects[subset[i]];
 
-				if (x->breaks && !strcmp(x->breaks, case_names[c]))
+				if (x->breaks && !strcmp(x->breaks, case_names[c]) &&
+				    (!x->with || in_sequence(subset, n, x->with)))
 					st = CASE_FAIL;
 				if (x->changes && !strcmp(x->changes, case_names[c]))
 					st = CASE_QUIRK_CHANGED;
@@ -259,6 +271,87 @@ static void test_later_searches_start_after_the_clean_prefix(void **state)
 	release(&s);
 }
 
+static bool evaluated(const struct scenario *s, const char *sig)
+{
+	for (size_t i = 0; i < s->fake.n_seen; i++)
+		if (strcmp(s->fake.seen[i], sig) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Three culprits breaking three different cases: after the first is
+ * convicted of c1 only, c2 and c3 still fail unexplained, so the set
+ * minus it is searched without being built first; likewise after the
+ * second. Only the set minus all three is built whole again.
+ */
+static void test_unexplained_cases_skip_the_whole_set(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 16);
+	s.effects[3].breaks = "c1";
+	s.effects[8].breaks = "c2";
+	s.effects[13].breaks = "c3";
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "4:regression 9:regression 14:regression");
+	assert_true(s.result.confirmed);
+	/* the set minus 0004, and minus 0004 and 0009: never evaluated */
+	assert_false(evaluated(&s, "0,1,2,4,5,6,7,8,9,10,11,12,13,14,15,"));
+	assert_false(evaluated(&s, "0,1,2,4,5,6,7,9,10,11,12,13,14,15,"));
+	assert_true(evaluated(&s, "0,1,2,4,5,6,7,9,10,11,12,14,15,"));
+	assert_non_null(strstr(s.result.verdicts[8].steps.buf,
+			       "base + 15 patches up to 0016.patch: not built, taken as bad "
+			       "(still unexplained: c2 c3)"));
+	assert_int_equal(s.fake.fresh_calls, 3);
+	release(&s);
+}
+
+/*
+ * 0006 breaks c2 only beside 0003, which breaks c1: once 0003 is
+ * dropped, the guess that c2 still fails is wrong. The search finds
+ * every prefix clean, the set itself clean, and nothing else is blamed.
+ */
+static void test_a_wrong_guess_blames_nobody(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 8);
+	s.effects[2].breaks = "c1";
+	s.effects[5].breaks = "c2";
+	s.effects[5].with = 3;
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "3:regression");
+	assert_true(s.result.confirmed);
+	release(&s);
+}
+
+/*
+ * The last patch applies only after 0003, which is dropped: the set
+ * taken as bad for c2 turns out not to apply, and that patch is dropped
+ * for it with the message.
+ */
+static void test_a_set_taken_as_bad_that_does_not_apply(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 8);
+	s.effects[2].breaks = "c1";
+	s.effects[7].breaks = "c2";
+	s.effects[7].needs = 3;
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "3:regression 8:apply");
+	assert_non_null(strstr(s.result.verdicts[7].evidence.buf, "hunk 1 does not match"));
+	assert_true(s.result.confirmed);
+	release(&s);
+}
+
 static void test_base_failure_never_blamed(void **state)
 {
 	struct scenario s;
@@ -367,6 +460,9 @@ int main(void)
 		cmocka_unit_test(test_one_regression),
 		cmocka_unit_test(test_several_culprits_of_every_kind),
 		cmocka_unit_test(test_later_searches_start_after_the_clean_prefix),
+		cmocka_unit_test(test_unexplained_cases_skip_the_whole_set),
+		cmocka_unit_test(test_a_wrong_guess_blames_nobody),
+		cmocka_unit_test(test_a_set_taken_as_bad_that_does_not_apply),
 		cmocka_unit_test(test_base_failure_never_blamed),
 		cmocka_unit_test(test_flaky_not_blamed),
 		cmocka_unit_test(test_flaky_beside_real_regression),
