@@ -456,13 +456,16 @@ out:
  * clean prefix the last one found in front of its culprit, while that
  * prefix is still the front of the set (nothing in it was dropped since).
  *
- * A round whose whole set regressed cases and whose one drop (no
- * dependants) was convicted of only some of them leaves the others
- * unexplained: the next whole set, the same minus that culprit, is taken
- * as bad for those cases without building it. Its search evaluates it
- * at the end if every shorter prefix is clean, so a wrong guess (the
- * culprit was needed for the others to fail) costs nothing but that
- * search; a three-culprit queue saves two builds and boots.
+ * A round whose whole set was built and regressed cases, and whose one
+ * drop (no dependants) was convicted of only some of them, leaves the
+ * others unexplained: the next whole set, the same minus that culprit, is
+ * taken as bad for those cases without building it. Its search evaluates
+ * it at the end if every shorter prefix is clean, so a wrong guess (the
+ * culprit was needed for the others to fail) costs that search. The
+ * guess is made only from a set that was built: two culprits together
+ * often fail a case neither fails alone, and a guess carried over from a
+ * guess would then search a clean set (it did on the bench's n128x3
+ * queue). A queue of two or more culprits saves one build and boot.
  */
 static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool *ret_clean)
 {
@@ -504,7 +507,7 @@ static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool 
 		flag_dependants(j);
 		for (size_t i = 0; i < j->n; i++)
 			after += is_dropped(j, i);
-		if (after == before + 1 && whole.reason == REASON_REGRESSION &&
+		if (after == before + 1 && whole.eval && whole.reason == REASON_REGRESSION &&
 		    j->result->verdicts[set[clean_len]].status == PATCH_DROP &&
 		    j->result->verdicts[set[clean_len]].reason == REASON_REGRESSION) {
 			const struct name_list *convicted = &j->result->verdicts[set[clean_len]].regressions;

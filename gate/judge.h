@@ -16,7 +16,8 @@
  * the shortest bad prefix of S; its last patch is a culprit, dropped with
  * the reason of that prefix. Each culprit costs about log2(|S|)
  * evaluations; prefixes seen before are the oracle's cache hits. When S
- * regressed cases its culprit does not account for, the next S is taken
+ * was evaluated and regressed cases its culprit does not account for, the
+ * next S is taken
  * as bad without evaluating it (evaluated last, if its search needs it).
  */
 #ifndef GATE_JUDGE_H
