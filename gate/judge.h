@@ -17,8 +17,8 @@
  * the reason of that prefix. Each culprit costs about log2(|S|)
  * evaluations; prefixes seen before are the oracle's cache hits. When S
  * was evaluated and regressed cases its culprit does not account for, the
- * next S is taken
- * as bad without evaluating it (evaluated last, if its search needs it).
+ * next S is taken as bad without evaluating it (evaluated last, if its
+ * search needs it).
  */
 #ifndef GATE_JUDGE_H
 #define GATE_JUDGE_H
