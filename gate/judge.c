@@ -412,7 +412,8 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 		goto out;
 	}
 	if (culprit_b.reason == REASON_NONE) {
-		/* bad as a whole, clean at every prefix: only flaky cases were involved */
+		/* bad as a whole, clean at every prefix: only flaky cases were involved,
+		 * or the whole was only taken as bad and is clean */
 		name_list_release(&culprit_b.cases);
 		goto out;
 	}
