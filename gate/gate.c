@@ -485,14 +485,17 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 		e->build_failed = true;
 		goto done;
 	}
-	if (found) {
-		/* a fresh boot is the tree's second; a re-gate reuses it too */
-		r = db_boot_get(ctx->db, &key, fresh ? 2 : 1, &found, e);
-		if (r < 0)
-			return db_error(ctx->db, "reading boots", err);
-		if (found)
-			goto done;
-	}
+	/*
+	 * A boot implies its build, which this database may not have timed:
+	 * a kernel found already built in a slot (by another database's run,
+	 * or kernel-tests/run) is booted and recorded without a build row.
+	 * A fresh boot is the tree's second; a re-gate reuses it too.
+	 */
+	r = db_boot_get(ctx->db, &key, fresh ? 2 : 1, &found, e);
+	if (r < 0)
+		return db_error(ctx->db, "reading boots", err);
+	if (found)
+		goto done;
 	strbuf_reset(&e->build_error);
 	r = ensure_built(ctx, &commit, tree_hex, &key, &ok, &e->build_error, err);
 	if (r < 0)

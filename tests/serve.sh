@@ -218,3 +218,36 @@ expect_eq "poll: unchanged content makes no new run" "$((runs_before + 1))" \
 	"$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) FROM run")"
 expect_eq "poll: polls do not pile up" 1 \
 	"$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) <= 1 FROM job WHERE state IN ('queued', 'running')")"
+
+# A failed attempt is retried 30 s after it ended, not after it started.
+# Two jobs whose first attempts both started 2 minutes ago, as the daemon
+# leaves them when a worker dies without a verdict: the one that ended
+# 60 s ago runs at once, the one that ended just now waits its 30 s even
+# though it is the older job.
+sed -i 's/^\tpoll = 2$/\tpoll = 0/' "$tmp/gate.conf"
+kill "$daemon"
+wait "$daemon" 2>/dev/null
+failed_job() { # epoch the attempt ended -> the job's id
+	sqlite3 "$tmp/gate.db" "INSERT INTO job (queue, trigger, state, attempts, error, started_at, finished_at)
+		VALUES ('stable-6.1', 'webhook', 'queued', 1, 'the worker ended without a verdict',
+			strftime('%Y-%m-%dT%H:%M:%SZ', $(($1 - 120)), 'unixepoch'),
+			strftime('%Y-%m-%dT%H:%M:%SZ', $1, 'unixepoch'));
+		SELECT last_insert_rowid()"
+}
+ended=$(date +%s)
+recent=$(failed_job "$ended")
+earlier=$(failed_job "$((ended - 60))")
+start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon restarts"
+expect_eq "retry: the attempt that ended 60 s ago runs again at once" "done 2" \
+	"$(wait_job "$earlier") $(curl -s "$base/api/jobs/$earlier" | jq -r .attempts)"
+waited=$(($(date +%s) - ended))
+if [ "$waited" -lt 28 ]; then
+	expect_eq "retry: the attempt that just ended still waits (checked ${waited} s after it ended)" "queued 1" \
+		"$(curl -s "$base/api/jobs/$recent" | jq -r '"\(.state) \(.attempts)"')"
+else
+	fail "retry: the first job took $waited s, too long to see the second one wait"
+fi
+expect_eq "retry: the attempt that just ended runs again in the end" "done 2" \
+	"$(wait_job "$recent") $(curl -s "$base/api/jobs/$recent" | jq -r .attempts)"
+expect_eq "retry: it started 30 to 40 s after its attempt ended" 1 \
+	"$(sqlite3 "$tmp/gate.db" "SELECT strftime('%s', started_at) - $ended BETWEEN 30 AND 40 FROM job WHERE id = $recent")"
