@@ -4,7 +4,8 @@
 # nothing is; a patch that does not apply and one that breaks the build
 # are each dropped with their reason; a second run of the same snapshot
 # builds and boots nothing, nor does a queue of patches the kernel never
-# reads; git repositories (path and file:// URL, with
+# reads, nor a second run on a new database whose kernel another run
+# built; git repositories (path and file:// URL, with
 # --ref) read the same queue; bad series entries are refused by name.
 . "$(dirname "$0")/lib.bash"
 gate=${BG_GATE:-$top/build/backport-gate}
@@ -173,6 +174,22 @@ expect_eq "uncompiled queue: both not exercised" "not-exercised not-exercised" \
 	"$(jqr '[.patches[].status] | join(" ")')"
 expect_eq "uncompiled queue: no build, no boot" "0 0" "$(jqr '"\(.stats.builds) \(.stats.boots)"')"
 expect_eq "uncompiled queue: answered by base's kernel" true "$(jqr '.stats.same_kernel >= 1')"
+
+# A new database on the same cache, with base's kernel already built by
+# kernel-tests/run: it is booted without a build of this database's own,
+# and the next run on that database reuses that boot.
+status=0
+"$top/kernel-tests/run" >"$tmp/out" 2>"$tmp/err" || status=$?
+expect_eq "kernel-tests/run builds and boots base" 0 "$status"
+main_db=$db
+db=$tmp/other.db
+gate_run --queue "$top/tests/data/queues/uncompiled"
+expect_eq "new database: base already built, booted once" "0 0 1" \
+	"$status $(jqr '"\(.stats.builds) \(.stats.boots)"')"
+gate_run --queue "$top/tests/data/queues/uncompiled"
+expect_eq "new database, again: that boot is reused, no build, no boot" "0 0 0" \
+	"$status $(jqr '"\(.stats.builds) \(.stats.boots)"')"
+db=$main_db
 
 # ...but not when a kept patch makes the kernel read what the other changes.
 gate_run --queue "$top/tests/data/queues/same-kernel"
