@@ -169,9 +169,10 @@ static void print_runs(const json_t *answer, const char *queue)
 			printf("no runs match\n");
 		return;
 	}
-	table_init(&t, 10);
+	table_init(&t, 11);
 	for (const char *const *h = (const char *const[]){ "RUN", "STARTED", "QUEUE", "SOURCE", "BASE",
-			"VERDICT", "BUILDS", "BOOTS", "SECONDS", "DROP / ERROR", NULL }; *h; h++)
+			"VERDICT", "BUILDS", "BOOTS", "SECONDS", "KEPT TREE", "DROP / ERROR", NULL };
+	     *h; h++)
 		table_add(&t, *h);
 	json_array_foreach(runs, i, run) {
 		struct strbuf cell = STRBUF_INIT;
@@ -194,6 +195,10 @@ static void print_runs(const json_t *answer, const char *queue)
 		strbuf_reset(&cell);
 		if (json_is_number(seconds))
 			strbuf_addf(&cell, "%.1f", json_number_value(seconds));
+		table_add(&t, cell.buf);
+		strbuf_reset(&cell);
+		if (get_string(run, "kept_tree"))
+			strbuf_addf(&cell, "%.12s", get_string(run, "kept_tree"));
 		table_add(&t, cell.buf);
 		strbuf_reset(&cell);
 		if (get_string(run, "error")) {

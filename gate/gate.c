@@ -19,6 +19,7 @@ struct apply_memo {
 	bool failed;
 	git_oid commit;
 	char *message;
+	char *file;		/* the file that did not apply; NULL when none is named */
 };
 
 /* A sorted set of tree-relative paths: what one build read. */
@@ -128,6 +129,7 @@ static int apply_one(struct gate_ctx *ctx, const git_oid *parent, size_t index,
 	if (outcome.status == APPLY_FAILED) {
 		m->failed = true;
 		m->message = strdup(outcome.message.buf);
+		m->file = outcome.file ? strdup(outcome.file) : NULL;
 	}
 	ctx->n_applies++;
 	*ret = m;
@@ -328,6 +330,48 @@ out:
 	return r;
 }
 
+static bool patch_touches(const struct patch *p, const char *path)
+{
+	for (size_t f = 0; f < p->n_files; f++)
+		if ((p->files[f].old_path && strcmp(p->files[f].old_path, path) == 0) ||
+		    (p->files[f].new_path && strcmp(p->files[f].new_path, path) == 0))
+			return true;
+	return false;
+}
+
+/*
+ * Patch @subset[@at] (@subset ascending, as every sequence is) applied on
+ * top of every earlier usable patch of the
+ * queue, not on @subset[0..@at): say which of the patches left out of
+ * the sequence change @file (all of them when none does or no file is
+ * named), so a drop names the patch it needed.
+ */
+static void left_out(struct gate_ctx *ctx, const size_t *subset, size_t at, const char *file,
+		     struct strbuf *out)
+{
+	struct strbuf all = STRBUF_INIT, touching = STRBUF_INIT;
+	size_t k = 0;
+
+	for (size_t i = 0; i < subset[at]; i++) {
+		if (k < at && subset[k] == i) {
+			k++;
+			continue;
+		}
+		if (ctx->snap->patches[i].error || (ctx->jp && ctx->jp[i].unusable))
+			continue;
+		strbuf_addf(&all, "%s%s", all.len ? ", " : "", ctx->snap->patches[i].name);
+		if (file && patch_touches(&ctx->snap->patches[i].parsed, file))
+			strbuf_addf(&touching, "%s%s", touching.len ? ", " : "",
+				    ctx->snap->patches[i].name);
+	}
+	if (touching.len)
+		strbuf_addf(out, " (it needs %s, which changes %s)", touching.buf, file);
+	else if (all.len)
+		strbuf_addf(out, " (without %s)", all.buf);
+	strbuf_release(&all);
+	strbuf_release(&touching);
+}
+
 /*
  * Apply base + @subset: *ret_commit and @tree_hex, or *ret_failed (an
  * evaluation saying which patch did not apply).
@@ -350,8 +394,8 @@ static int sequence_tree(struct gate_ctx *ctx, const size_t *subset, size_t n, g
 			e = eval_new(ctx);
 			e->apply_failed = true;
 			e->apply_failed_at = subset[i];
-			strbuf_addf(&e->apply_message, "%s (on top of the queue without the dropped patches)",
-				    m->message ? m->message : "does not apply");
+			strbuf_addf(&e->apply_message, "%s", m->message ? m->message : "does not apply");
+			left_out(ctx, subset, i, m->file, &e->apply_message);
 			*ret_failed = e;
 			return 0;
 		}
@@ -511,6 +555,37 @@ done:
 	memo_put(ctx, tree_hex, e);
 	*ret = e;
 	return 0;
+}
+
+/*
+ * Base plus every patch the verdict keeps, in series order: the commit
+ * and tree a maintainer can build. The judge confirmed exactly this
+ * sequence, so its applies are memo hits.
+ */
+static int kept_sequence(struct gate_ctx *ctx, const struct judge_result *result,
+			 char commit_hex[GIT_OID_HEXSZ + 1], char tree_hex[GIT_OID_HEXSZ + 1],
+			 struct strbuf *err)
+{
+	size_t *kept = calloc(ctx->snap->n ? ctx->snap->n : 1, sizeof(*kept)), n = 0;
+	struct judge_eval *failed;
+	git_oid commit;
+	int r;
+
+	if (!kept)
+		abort();
+	for (size_t i = 0; i < ctx->snap->n; i++)
+		if (!ctx->jp[i].unusable && result->verdicts[i].status != PATCH_DROP)
+			kept[n++] = i;
+	r = sequence_tree(ctx, kept, n, &commit, tree_hex, &failed, err);
+	if (r == 0 && failed) {
+		strbuf_addf(err, "kept tree: %s does not apply on top of the kept patches: %s",
+			    ctx->snap->patches[failed->apply_failed_at].name, failed->apply_message.buf);
+		r = -EIO;
+	}
+	if (r == 0)
+		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &commit);
+	free(kept);
+	return r;
 }
 
 static const char *apply_status_name(enum apply_status s)
@@ -673,6 +748,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	struct judge_result result;
 	const struct judge_eval *base_eval;
 	char base_tree[GIT_OID_HEXSZ + 1];
+	char kept_tree[GIT_OID_HEXSZ + 1] = "", kept_commit[GIT_OID_HEXSZ + 1] = "";
 	struct tree_key key;
 	sqlite3_int64 snapshot_id = 0, run_id = 0;
 	json_t *report = NULL, *patches_json, *drop_json;
@@ -769,6 +845,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	r = judge_run(jp, snap->n, &jopts, &oracle, &result, err);
 	if (r < 0)
 		goto out;
+	r = kept_sequence(&ctx, &result, kept_commit, kept_tree, err);
+	if (r < 0)
+		goto out;
 
 	report = json_object();
 	patches_json = json_array();
@@ -826,6 +905,8 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	json_object_set_new(report, "ref", snap->ref ? json_string(snap->ref) : json_null());
 	json_object_set_new(report, "commit", snap->commit[0] ? json_string(snap->commit) : json_null());
 	json_object_set_new(report, "snapshot", json_string(snap->content_hash));
+	json_object_set_new(report, "kept_tree", json_string(kept_tree));
+	json_object_set_new(report, "kept_commit", json_string(kept_commit));
 	json_object_set_new(report, "patches", patches_json);
 	json_object_set_new(report, "drop", drop_json);
 	json_object_set_new(report, "base_failing", names_json(&result.base_failing));
@@ -860,10 +941,12 @@ out:
 		}
 		text = json_dumps(report, JSON_COMPACT);
 		if (exec_bind(db, "UPDATE run SET verdict = ?, error = ?, report = ?, builds = ?, boots = ?, "
-			      "evaluations = ?, seconds = ?, finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-			      "WHERE id = ?", "sssiiidi", verdict, r < 0 ? err->buf : NULL, text,
+			      "evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
+			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
+			      "WHERE id = ?", "sssiiidssi", verdict, r < 0 ? err->buf : NULL, text,
 			      (sqlite3_int64)ctx.builds, (sqlite3_int64)ctx.boots,
-			      (sqlite3_int64)result.evaluations, now_seconds() - start, run_id) < 0 && r == 0)
+			      (sqlite3_int64)result.evaluations, now_seconds() - start,
+			      r < 0 ? NULL : kept_tree, r < 0 ? NULL : kept_commit, run_id) < 0 && r == 0)
 			r = db_error(db, "recording the verdict", err);
 		free(text);
 	}
@@ -875,8 +958,10 @@ out:
 		free(ctx.inputs[i]);
 	}
 	free(ctx.inputs);
-	for (size_t i = 0; i < ctx.n_applies; i++)
+	for (size_t i = 0; i < ctx.n_applies; i++) {
 		free(ctx.applies[i].message);
+		free(ctx.applies[i].file);
+	}
 	free(ctx.applies);
 	for (size_t i = 0; i < ctx.n_all; i++)
 		eval_free(ctx.all_evals[i]);

@@ -236,7 +236,8 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 	total = sqlite3_column_int64(count, 0);
 
 	r = prepare(db, "SELECT r.id, s.queue, s.source, s.ref, s.commit_id, r.base, r.verdict, r.started_at,"
-		    " r.finished_at, r.seconds, r.builds, r.boots, r.error" RUNS_FROM_WHERE
+		    " r.finished_at, r.seconds, r.builds, r.boots, r.error, r.kept_tree, r.kept_commit"
+		    RUNS_FROM_WHERE
 		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?4 OFFSET ?5", &list, "reading runs", err);
 	if (r < 0)
 		goto out;
@@ -269,6 +270,8 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 		obj_set(run, "builds", int_json(list, 10));
 		obj_set(run, "boots", int_json(list, 11));
 		obj_set(run, "error", text_json(list, 12));
+		obj_set(run, "kept_tree", text_json(list, 13));
+		obj_set(run, "kept_commit", text_json(list, 14));
 		r = run_drops(db, drops, sqlite3_column_int64(list, 0), &names, err);
 		if (r < 0)
 			goto out;

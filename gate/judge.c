@@ -115,6 +115,7 @@ struct judge {
 	struct judge_result *result;
 	struct strbuf *err;
 	const struct judge_eval *base;
+	size_t *seq;			/* scratch: the sequence realise() makes */
 };
 
 /* Why a sequence is bad; REASON_NONE when it is not. */
@@ -150,13 +151,52 @@ static void regressed_cases(const struct judge *j, const struct judge_eval *e,
 	}
 }
 
+static bool is_dropped(const struct judge *j, size_t i)
+{
+	return j->patches[i].unusable || j->result->verdicts[i].status == PATCH_DROP;
+}
+
+/*
+ * The sequence the oracle is asked about for @subset (ascending): every
+ * kept patch up to its last one, so a search over the exercised patches
+ * alone still applies each patch on top of every earlier kept patch, as
+ * git am and quilt would. Not-exercised patches cost no build when the
+ * oracle sees that the kernel does not read them. Returns its length.
+ */
+static size_t realise(const struct judge *j, const size_t *subset, size_t n, size_t *ret_seq)
+{
+	size_t m = 0, k = 0;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i <= subset[n - 1]; i++) {
+		if (k < n && subset[k] == i) {
+			ret_seq[m++] = i;
+			k++;
+		} else if (!is_dropped(j, i) && !j->patches[i].exercised) {
+			ret_seq[m++] = i;
+		}
+	}
+	return m;
+}
+
+static int oracle_evaluate(struct judge *j, const size_t *subset, size_t n, bool fresh,
+			   const struct judge_eval **ret)
+{
+	size_t m = realise(j, subset, n, j->seq);
+
+	return j->oracle->evaluate(j->oracle->ctx, j->seq, m, fresh, ret, j->err);
+}
+
 static void describe_seq(const struct judge *j, const size_t *subset, size_t n, struct strbuf *out)
 {
-	if (n == 0)
+	size_t m = realise(j, subset, n, j->seq);
+
+	if (m == 0)
 		strbuf_addf(out, "base");
 	else
-		strbuf_addf(out, "base + %zu patch%s up to %s", n, n == 1 ? "" : "es",
-			    j->patches[subset[n - 1]].name);
+		strbuf_addf(out, "base + %zu patch%s up to %s", m, m == 1 ? "" : "es",
+			    j->patches[j->seq[m - 1]].name);
 }
 
 static void remember_rerun(struct judge *j, const struct judge_eval *e, const struct badness *b)
@@ -192,7 +232,7 @@ static int classify(struct judge *j, const size_t *subset, size_t n, bool rechec
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = j->oracle->evaluate(j->oracle->ctx, subset, n, false, &e, j->err);
+	r = oracle_evaluate(j, subset, n, false, &e);
 	if (r < 0)
 		return r;
 	j->result->evaluations++;
@@ -232,7 +272,7 @@ static int classify(struct judge *j, const size_t *subset, size_t n, bool rechec
 		ret->reason = REASON_REGRESSION;
 		return 0;
 	}
-	r = j->oracle->evaluate(j->oracle->ctx, subset, n, true, &again, j->err);
+	r = oracle_evaluate(j, subset, n, true, &again);
 	if (r < 0) {
 		name_list_release(&ret->cases);
 		return r;
@@ -300,11 +340,6 @@ static void drop(struct judge *j, size_t index, enum drop_reason reason)
 	j->result->verdicts[index].reason = reason;
 }
 
-static bool is_dropped(const struct judge *j, size_t i)
-{
-	return j->patches[i].unusable || j->result->verdicts[i].status == PATCH_DROP;
-}
-
 /* Flag every patch whose Stable-dep-of names a dropped patch. */
 static void flag_dependants(struct judge *j)
 {
@@ -344,12 +379,35 @@ static size_t current_set(const struct judge *j, bool everything, size_t *set)
 	return n;
 }
 
-/* Drop the patch that did not apply in @b's sequence. */
+/*
+ * Drop the patch that did not apply in @b's sequence. It applied on top
+ * of every earlier patch of the queue (those that did not are unusable,
+ * never in a sequence), so what it needs is a patch dropped since: it is
+ * dropped as a dependency of the drops in front of it, named here; the
+ * oracle's message says where it stopped applying. (An oracle whose
+ * patch does not apply with nothing dropped gets a plain apply drop.)
+ */
 static void drop_unapplied(struct judge *j, const struct badness *b)
 {
-	drop(j, b->apply_culprit, REASON_APPLY);
-	strbuf_addf(&j->result->verdicts[b->apply_culprit].evidence, "%s\n",
-		    b->eval->apply_message.buf);
+	size_t culprit = b->apply_culprit, n_drops = 0;
+	struct strbuf drops = STRBUF_INIT;
+
+	for (size_t i = 0; i < culprit; i++) {
+		if (j->patches[i].unusable || j->result->verdicts[i].status != PATCH_DROP)
+			continue;
+		strbuf_addf(&drops, "%s%s", n_drops ? ", " : "", j->patches[i].name);
+		n_drops++;
+	}
+	if (n_drops) {
+		drop(j, culprit, REASON_DEPENDENCY);
+		strbuf_addf(&j->result->verdicts[culprit].evidence,
+			    "applies on top of the whole queue, not once %s %s dropped: ", drops.buf,
+			    n_drops > 1 ? "are" : "is");
+	} else {
+		drop(j, culprit, REASON_APPLY);
+	}
+	strbuf_addf(&j->result->verdicts[culprit].evidence, "%s\n", b->eval->apply_message.buf);
+	strbuf_release(&drops);
 }
 
 /*
@@ -531,7 +589,7 @@ out:
 static int pin_changes(struct judge *j, const size_t *set, size_t n)
 {
 	const struct judge_eval *e;
-	int r = j->oracle->evaluate(j->oracle->ctx, set, n, false, &e, j->err);
+	int r = oracle_evaluate(j, set, n, false, &e);
 
 	if (r < 0)
 		return r;
@@ -547,7 +605,7 @@ static int pin_changes(struct judge *j, const size_t *set, size_t n)
 			const struct judge_eval *m;
 			const struct case_result *mc;
 
-			r = j->oracle->evaluate(j->oracle->ctx, set, mid, false, &m, j->err);
+			r = oracle_evaluate(j, set, mid, false, &m);
 			if (r < 0)
 				return r;
 			j->result->evaluations++;
@@ -582,7 +640,8 @@ int judge_run(const struct judge_patch *patches, size_t n, const struct judge_op
 	bool clean = false;
 	int r;
 
-	if (!set)
+	j.seq = calloc(n ? n : 1, sizeof(*j.seq));
+	if (!set || !j.seq)
 		abort();
 	for (size_t i = 0; i < n; i++)
 		if (!patches[i].unusable && !patches[i].exercised)
@@ -627,6 +686,7 @@ out:
 	for (size_t i = 0; i < j.n_reruns; i++)
 		name_list_release(&j.reruns[i].outcome.cases);
 	free(j.reruns);
+	free(j.seq);
 	free(set);
 	return r;
 }

@@ -16,6 +16,7 @@ static const struct command {
 	{ "job", cmd_job, "run one queued job (the daemon's worker)" },
 	{ "prepare", cmd_prepare, "extract and import the packaged kernel tree into the cache" },
 	{ "history", cmd_history, "ask the record: a patch's verdicts, a case's runs, open regressions" },
+	{ "export", cmd_export, "write the tree a run keeps (base plus every kept patch) into a folder" },
 };
 
 static void usage(FILE *f)

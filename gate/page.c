@@ -110,6 +110,12 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 		    verdict && !strcmp(verdict, "drop") ? "DROP" : verdict && !strcmp(verdict, "pass") ? "PASS" : "NO VERDICT",
 		    json_array_size(json_object_get(report, "drop")),
 		    json_array_size(json_object_get(report, "patches")));
+	if (json_string_value(json_object_get(report, "kept_tree"))) {
+		strbuf_adds(out, "<p class=\"kept\">Kept tree <code>");
+		esc(out, json_string_value(json_object_get(report, "kept_tree")));
+		strbuf_addf(out, "</code> (<code>backport-gate export %lld DIR</code> writes it)</p>\n",
+			    (long long)json_integer_value(json_object_get(report, "run")));
+	}
 	strbuf_adds(out, "<table><tr><th>patch</th><th>status</th><th>reason</th><th>cases</th><th>evidence</th></tr>\n");
 	json_array_foreach(json_object_get(report, "patches"), i, p) {
 		const char *status = json_string_value(json_object_get(p, "status"));

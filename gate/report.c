@@ -122,6 +122,10 @@ void report_render_text(const json_t *report, struct strbuf *out)
 		name_array(out, json_object_get(report, "flaky"));
 		strbuf_addch(out, '\n');
 	}
+	if (json_string_value(json_object_get(report, "kept_tree")))
+		strbuf_addf(out, "\nKept tree: %s (commit %s; backport-gate export %lld DIR writes it)\n",
+			    str(report, "kept_tree"), str(report, "kept_commit"),
+			    (long long)json_integer_value(json_object_get(report, "run")));
 	if (stats)
 		strbuf_addf(out, "\nCost: %lld kernel builds, %lld boots (%s), %lld sequences judged, %.1f s\n",
 			    (long long)json_integer_value(json_object_get(stats, "builds")),

@@ -198,3 +198,59 @@ expect_eq "header compiled only after an earlier patch: it is dropped" \
 	"glob-declare-glob_match_flags.patch build" "$(jqr '.patches[] | select(.status == "drop") | "\(.name) \(.reason)"')"
 expect_contains "header compiled only after an earlier patch: the compiler error is quoted" \
 	"unknown type name" "$(jqr '.patches[1].evidence')"
+
+# Apply outcomes are decided on base plus every earlier kept patch, as
+# git am and quilt see them (issue 17): a patch the test kernel compiles
+# (a Kconfig change) that applies only on top of an earlier patch it
+# does not compile is kept, not dropped for not applying.
+gate_run --queue "$top/tests/data/queues/needs-earlier"
+expect_eq "needs an earlier not-exercised patch: exit status 0" 0 "$status"
+expect_eq "needs an earlier not-exercised patch: statuses" "not-exercised ok" \
+	"$(jqr '[.patches[].status] | join(" ")')"
+expect_eq "needs an earlier not-exercised patch: both applied" "applied applied" \
+	"$(jqr '[.patches[].apply.status] | join(" ")')"
+kept=$(jqr .kept_tree)
+kept_commit=$(jqr .kept_commit)
+needs_run=$(jqr .run)
+
+# The kept tree is base plus every kept patch: git apply of both patches
+# on an export of base gives the same tree as the export of the run.
+expect_eq "kept tree: a tree id and a commit id" "40 40" "${#kept} ${#kept_commit}"
+status=0
+"$gate" export --db "$db" "$needs_run" "$tmp/kept" >"$tmp/out" 2>"$tmp/err" || status=$?
+expect_eq "export RUN DIR: exit status 0" 0 "$status"
+expect_contains "export RUN DIR: says what it wrote" "kept tree $kept" "$(cat "$tmp/out")"
+expect_eq "export RUN DIR: the kept patch is in the files" 1 \
+	"$(grep -c 'maps them again' "$tmp/kept/drivers/iommu/intel/Kconfig")"
+expect_eq "export RUN DIR: executable bits kept" yes \
+	"$([ -x "$tmp/kept/scripts/checkpatch.pl" ] && echo yes || echo no)"
+exported_tree=$(cd "$tmp/kept" && git init -q . && git add -A -f . && git write-tree)
+expect_eq "export RUN DIR: the files make exactly the kept tree" "$kept" "$exported_tree"
+status=0
+"$gate" export --db "$db" "$needs_run" "$tmp/kept" >"$tmp/out" 2>"$tmp/err" || status=$?
+expect_eq "export into a folder that is not empty: exit status 2" 2 "$status"
+expect_contains "export into a folder that is not empty: refused, named" \
+	"$tmp/kept is not empty" "$(cat "$tmp/err")"
+expect_eq "export into a folder that is not empty: nothing overwritten" 1 \
+	"$(grep -c 'maps them again' "$tmp/kept/drivers/iommu/intel/Kconfig")"
+history_runs=$("$gate" history --db "$db" --runs --json)
+expect_eq "history --runs: the kept tree of the run" "$kept" \
+	"$(jq -r ".runs[] | select(.run == $needs_run) | .kept_tree" <<<"$history_runs")"
+expect_contains "report RUN: the kept tree" "Kept tree: $kept" \
+	"$("$gate" report --db "$db" "$needs_run")"
+
+# A patch that applies only on top of a dropped one is dropped as its
+# dependency, naming it (not as "does not apply").
+cache=${XDG_CACHE_HOME:+$XDG_CACHE_HOME/backport-gate}
+cache=${cache:-/var/cache/backport-gate}
+gate_run --queue "$top/tests/data/queues/needs-dropped"
+expect_eq "needs a dropped patch: exit status 1" 1 "$status"
+expect_eq "needs a dropped patch: reasons" \
+	"$culprit regression exec-load_script-say-why-a-long-line-is-refused.patch dependency" \
+	"$(jqr '[.patches[] | select(.status == "drop") | "\(.name) \(.reason)"] | join(" ")')"
+expect_contains "needs a dropped patch: the drop it needs is named" \
+	"applies on top of the whole queue, not once $culprit is dropped" "$(jqr '.patches[1].evidence')"
+expect_contains "needs a dropped patch: and the file it needs it for" \
+	"(it needs $culprit, which changes fs/binfmt_script.c)" "$(jqr '.patches[1].evidence')"
+expect_eq "needs a dropped patch: the kept tree is base's" "$(jqr .kept_tree)" \
+	"$(git -C "$cache/linux-6.1/src" rev-parse 'base^{tree}' 2>/dev/null)"

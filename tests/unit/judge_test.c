@@ -358,7 +358,7 @@ static void test_a_wrong_guess_blames_nobody(void **state)
 /*
  * The last patch applies only after 0003, which is dropped: the set
  * taken as bad for c2 turns out not to apply, and that patch is dropped
- * for it with the message.
+ * as a dependency of the drop, which the evidence names.
  */
 static void test_a_set_taken_as_bad_that_does_not_apply(void **state)
 {
@@ -371,9 +371,56 @@ static void test_a_set_taken_as_bad_that_does_not_apply(void **state)
 	s.effects[7].needs = 3;
 	judge(&s);
 	assert_int_equal(s.r, 0);
-	drops_are(&s, "3:regression 8:apply");
-	assert_non_null(strstr(s.result.verdicts[7].evidence.buf, "hunk 1 does not match"));
+	drops_are(&s, "3:regression 8:dependency");
+	assert_non_null(strstr(s.result.verdicts[7].evidence.buf,
+			       "applies on top of the whole queue, not once 0003.patch is dropped: "
+			       "fs/x.c: hunk 1 does not match"));
 	assert_true(s.result.confirmed);
+	release(&s);
+}
+
+/*
+ * A patch the test kernel compiles that applies only on top of an
+ * earlier one it does not (Debian's intel-iommu pair): every sequence
+ * the search asks about carries the earlier patch, so nothing is
+ * dropped for not applying.
+ */
+static void test_needs_a_patch_not_exercised(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 2);
+	s.patches[0].exercised = false;
+	s.effects[1].needs = 1;
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "");
+	assert_int_equal(s.result.verdicts[0].status, PATCH_NOT_EXERCISED);
+	assert_int_equal(s.result.verdicts[1].status, PATCH_OK);
+	assert_true(evaluated(&s, "0,1,"));
+	assert_false(evaluated(&s, "1,"));
+	release(&s);
+
+	/* the same beside a culprit the search bisects to */
+	setup_queue(&s, 12);
+	s.patches[1].exercised = false;
+	s.patches[6].exercised = false;
+	s.effects[4].needs = 2;
+	s.effects[9].needs = 7;
+	s.effects[7].breaks = "c1";
+	judge(&s);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "8:regression");
+	assert_non_null(strstr(s.result.verdicts[7].steps.buf,
+			       "base + 8 patches up to 0008.patch: regression in c1\n"
+			       "clean without it: base + 6 patches up to 0006.patch"));
+	for (size_t i = 0; i < s.fake.n_seen; i++) {
+		bool has5 = strstr(s.fake.seen[i], ",4,") || !strncmp(s.fake.seen[i], "4,", 2);
+
+		if (has5)
+			assert_non_null(strstr(s.fake.seen[i], "1,"));
+	}
 	release(&s);
 }
 
@@ -489,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_a_wrong_guess_blames_nobody),
 		cmocka_unit_test(test_no_guess_from_a_guess),
 		cmocka_unit_test(test_a_set_taken_as_bad_that_does_not_apply),
+		cmocka_unit_test(test_needs_a_patch_not_exercised),
 		cmocka_unit_test(test_base_failure_never_blamed),
 		cmocka_unit_test(test_flaky_not_blamed),
 		cmocka_unit_test(test_flaky_beside_real_regression),
