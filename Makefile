@@ -11,7 +11,7 @@ PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	util-linux pkg-config libgit2-dev libsqlite3-dev sqlite3 \
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
 	libcmocka-dev jq python3 curl openssl systemd chromium \
-	clang-14 libclang-rt-14-dev gnuplot-nox
+	clang-14 libclang-rt-14-dev gnuplot-nox dpkg-dev
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
@@ -33,9 +33,9 @@ GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/u
 UNIT_TESTS := $(BUILD)/tests/probe_record_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
-.PHONY: all suite deps check demo bench clean unit
+.PHONY: all suite deps check demo bench clean unit debian-series
 
-all: suite $(BUILD)/backport-gate $(UNIT_TESTS)
+all: suite $(BUILD)/backport-gate $(UNIT_TESTS) $(BUILD)/tests/apply-series
 
 $(BUILD)/gate/%.o: gate/%.c $(GATE_HDRS)
 	@mkdir -p $(@D)
@@ -59,6 +59,11 @@ $(BUILD)/backport-gate: gate/main.c $(BUILD)/libgate.a $(GATE_HDRS)
 $(BUILD)/tests/%_test: tests/unit/%_test.c $(BUILD)/libgate.a $(GATE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(GATE_CFLAGS) -Igate -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS) -lcmocka
+
+# The gate's applier on a directory, for tests/real-series.sh.
+$(BUILD)/tests/apply-series: tests/tools/apply-series.c $(BUILD)/libgate.a $(GATE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(GATE_CFLAGS) -Igate -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS)
 
 suite: $(BUILD)/shebang-init $(BUILD)/shebang-probe
 
@@ -137,12 +142,27 @@ demo: deps
 		status=$$?; echo "exit status $$status (1: drop); JSON report in build/demo-report.json"; \
 		[ $$status -eq 1 ]
 
+# Debian's linux source package (REAL_SERIES_VERSION, cached under
+# /var/cache/backport-gate/debian-src): its quilt series applied by the gate
+# and by git apply, patch by patch, and both trees against dpkg-source -x.
+.PHONY: real-series
+real-series: deps
+	$(MAKE) BUILD=$(BUILD) $(BUILD)/tests/apply-series
+	BUILD=$(BUILD) tests/real-series.sh
+
 # Time to verdict against the naive gate (issue 5): hours with the naive
 # side on every queue. BENCH_QUEUES, BENCH_NAIVE_QUEUES, BENCH_NAIVE=0,
 # BENCH_FRESH=0: see bench/run. bench/cold-start times an empty cache.
 bench: deps
 	$(MAKE) all
 	bench/run
+
+# The gate on Debian's whole linux 6.1 quilt series (DEBIAN_SERIES_VERSION,
+# default 6.1.164-1) and its orig tarball: every patch kept, the exported
+# kept tree equal to dpkg-source -x's. About 15 minutes cold.
+debian-series: deps
+	$(MAKE) all
+	tests/long/debian-series.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -102,6 +102,11 @@ int db_commit(sqlite3 *db)
 	return exec(db, "COMMIT", "commit", NULL);
 }
 
+int db_rollback(sqlite3 *db)
+{
+	return sqlite3_get_autocommit(db) ? 0 : exec(db, "ROLLBACK", "rollback", NULL);
+}
+
 static const char *column_text(sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);

@@ -64,9 +64,13 @@ int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_
 int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct judge_eval *eval,
 		const char *accel, double seconds);
 
-/* Begin/commit a transaction around a batch of writes. */
+/*
+ * Begin/commit a transaction around a batch of writes; roll back one
+ * that failed (a no-op when none is open).
+ */
 int db_begin(sqlite3 *db);
 int db_commit(sqlite3 *db);
+int db_rollback(sqlite3 *db);
 
 /* Turn the last SQLite error into a message. */
 int db_error(sqlite3 *db, const char *what, struct strbuf *err);

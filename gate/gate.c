@@ -735,6 +735,76 @@ static int exec_bind(sqlite3 *db, const char *sql, const char *fmt, ...)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+/* Everything a verdict writes: one transaction, or nothing. */
+struct run_record {
+	sqlite3_int64 run_id;
+	const struct queue_snapshot *snap;
+	const sqlite3_int64 *patch_ids;
+	const struct apply_outcome *outcomes;
+	const struct judge_result *result;
+	json_t *report;
+	const char *verdict;
+	unsigned builds, boots;
+	double seconds;
+	const char *kept_tree, *kept_commit;
+};
+
+static int record_rows(sqlite3 *db, const struct run_record *rec)
+{
+	for (size_t i = 0; i < rec->snap->n; i++) {
+		const struct queue_patch *p = &rec->snap->patches[i];
+		const struct patch_verdict *v = &rec->result->verdicts[i];
+		json_t *o = json_array_get(json_object_get(rec->report, "patches"), i);
+		char *regs = json_dumps(json_object_get(o, "regressions"), JSON_COMPACT);
+		char *chg = json_dumps(json_object_get(o, "changes"), JSON_COMPACT);
+		int r;
+
+		r = exec_bind(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, "
+			      "offset_lines, message) VALUES (?, ?, ?, ?, ?)", "iisis", rec->run_id,
+			      rec->patch_ids[i],
+			      p->error ? "refused" : apply_status_name(rec->outcomes[i].status),
+			      (sqlite3_int64)rec->outcomes[i].offset, rec->outcomes[i].message.buf);
+		if (r == 0)
+			r = exec_bind(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
+				      "regressions, changes, evidence, steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				      "iissssss", rec->run_id, rec->patch_ids[i], patch_status_name(v->status),
+				      v->status == PATCH_DROP ? drop_reason_name(v->reason) : NULL, regs, chg,
+				      v->evidence.buf, v->steps.buf);
+		free(regs);
+		free(chg);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int record_verdict(sqlite3 *db, const struct run_record *rec, struct strbuf *err)
+{
+	char *text = json_dumps(rec->report, JSON_COMPACT);
+	int r;
+
+	if (!text)
+		abort();
+	r = db_begin(db);
+	if (r == 0)
+		r = record_rows(db, rec);
+	if (r == 0)
+		r = exec_bind(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
+			      "boots = ?, evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
+			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
+			      "ssiiidssi", rec->verdict, text, (sqlite3_int64)rec->builds,
+			      (sqlite3_int64)rec->boots, (sqlite3_int64)rec->result->evaluations,
+			      rec->seconds, rec->kept_tree, rec->kept_commit, rec->run_id);
+	if (r == 0)
+		r = db_commit(db);
+	if (r < 0) {
+		r = db_error(db, "recording the verdict", err);
+		db_rollback(db);
+	}
+	free(text);
+	return r;
+}
+
 int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	     const struct queue_snapshot *snap, const struct gate_options *opts,
 	     json_t **ret_report, struct strbuf *err)
@@ -880,22 +950,6 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 			json_array_append_new(drop_json, json_string(p->name));
 			any_drop = true;
 		}
-		exec_bind(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, offset_lines, message) "
-			  "VALUES (?, ?, ?, ?, ?)", "iisis", run_id, patch_ids[i],
-			  p->error ? "refused" : apply_status_name(outcomes[i].status),
-			  (sqlite3_int64)outcomes[i].offset, outcomes[i].message.buf);
-		{
-			char *regs = json_dumps(json_object_get(o, "regressions"), JSON_COMPACT);
-			char *chg = json_dumps(json_object_get(o, "changes"), JSON_COMPACT);
-
-			exec_bind(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
-				  "regressions, changes, evidence, steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-				  "iissssss", run_id, patch_ids[i], patch_status_name(v->status),
-				  v->status == PATCH_DROP ? reason : NULL, regs, chg, v->evidence.buf,
-				  v->steps.buf);
-			free(regs);
-			free(chg);
-		}
 	}
 	json_object_set_new(report, "run", json_integer(run_id));
 	json_object_set_new(report, "queue", json_string(snap->queue));
@@ -925,29 +979,40 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	}
 	r = 0;
 out:
-	if (run_id) {
-		const char *verdict = r < 0 ? "error" : any_drop ? "drop" : "pass";
+	if (run_id && r == 0) {
+		struct run_record rec = {
+			.run_id = run_id, .snap = snap, .patch_ids = patch_ids, .outcomes = outcomes,
+			.result = &result, .report = report, .verdict = any_drop ? "drop" : "pass",
+			.builds = ctx.builds, .boots = ctx.boots, .seconds = now_seconds() - start,
+			.kept_tree = kept_tree, .kept_commit = kept_commit,
+		};
+
+		r = record_verdict(db, &rec, err);
+		if (r < 0) {
+			json_decref(report);
+			report = NULL;
+		}
+	}
+	if (run_id && r < 0) {
+		/* no verdict: say why, and record what is known of the run */
 		char *text;
 
-		if (r < 0) {
-			report = json_object();
-			json_object_set_new(report, "run", json_integer(run_id));
-			json_object_set_new(report, "queue", json_string(snap->queue));
-			json_object_set_new(report, "base", json_string(release));
-			json_object_set_new(report, "verdict", json_string("error"));
-			json_object_set_new(report, "error", json_string(err->buf));
-			json_object_set_new(report, "patches", json_array());
-			json_object_set_new(report, "drop", json_array());
-		}
+		report = json_object();
+		json_object_set_new(report, "run", json_integer(run_id));
+		json_object_set_new(report, "queue", json_string(snap->queue));
+		json_object_set_new(report, "base", json_string(release));
+		json_object_set_new(report, "verdict", json_string("error"));
+		json_object_set_new(report, "error", json_string(err->buf));
+		json_object_set_new(report, "patches", json_array());
+		json_object_set_new(report, "drop", json_array());
 		text = json_dumps(report, JSON_COMPACT);
-		if (exec_bind(db, "UPDATE run SET verdict = ?, error = ?, report = ?, builds = ?, boots = ?, "
-			      "evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
-			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-			      "WHERE id = ?", "sssiiidssi", verdict, r < 0 ? err->buf : NULL, text,
-			      (sqlite3_int64)ctx.builds, (sqlite3_int64)ctx.boots,
-			      (sqlite3_int64)result.evaluations, now_seconds() - start,
-			      r < 0 ? NULL : kept_tree, r < 0 ? NULL : kept_commit, run_id) < 0 && r == 0)
-			r = db_error(db, "recording the verdict", err);
+		if (exec_bind(db, "UPDATE run SET verdict = 'error', error = ?, report = ?, builds = ?, "
+			      "boots = ?, evaluations = ?, seconds = ?, "
+			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
+			      "ssiiidi", err->buf, text, (sqlite3_int64)ctx.builds, (sqlite3_int64)ctx.boots,
+			      (sqlite3_int64)result.evaluations, now_seconds() - start, run_id) < 0)
+			fprintf(stderr, "backport-gate: run %lld: the error could not be recorded either: %s\n",
+				(long long)run_id, sqlite3_errmsg(db));
 		free(text);
 	}
 	*ret_report = report;

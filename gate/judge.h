@@ -14,7 +14,12 @@
  * Algorithm: S = exercised patches minus drops. While S is bad (build or
  * boot fails, or a contract case that passes on base fails), binary-search
  * the shortest bad prefix of S; its last patch is a culprit, dropped with
- * the reason of that prefix. Each culprit costs about log2(|S|)
+ * the reason of that prefix. The oracle is never asked about a prefix of
+ * S as it stands: it gets every kept patch up to the prefix's last one,
+ * not-exercised ones included, so each patch applies on top of every
+ * earlier kept patch, as git am and quilt apply a series. A patch that
+ * then does not apply needs a patch dropped before it: it is dropped with
+ * reason dependency, naming the drops. Each culprit costs about log2(|S|)
  * evaluations; prefixes seen before are the oracle's cache hits. When S
  * was evaluated and regressed cases its culprit does not account for, the
  * next S is taken as bad without evaluating it (evaluated last, if its
