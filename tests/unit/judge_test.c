@@ -432,7 +432,11 @@ static void test_base_failure_never_blamed(void **state)
 	setup_queue(&s, 4);
 	s.effects[1].breaks = "c5";	/* already failing on base */
 	judge(&s);
+	assert_int_equal(s.r, 0);
 	drops_are(&s, "");
+	assert_int_equal(s.result.base_failing.n, 1);
+	assert_string_equal(s.result.base_failing.names[0], "c5");
+	assert_true(s.result.confirmed);
 	release(&s);
 }
 
@@ -465,6 +469,7 @@ static void test_flaky_beside_real_regression(void **state)
 	s.effects[1].flaky = "c3";
 	s.effects[6].breaks = "c1";
 	judge(&s);
+	assert_int_equal(s.r, 0);
 	drops_are(&s, "7:regression");
 	assert_int_equal(s.result.verdicts[6].regressions.n, 1);
 	assert_true(name_list_has(&s.result.flaky, "c3"));
@@ -479,6 +484,7 @@ static void test_quirk_change_pinned_not_dropped(void **state)
 	setup_queue(&s, 8);
 	s.effects[4].changes = "q1";
 	judge(&s);
+	assert_int_equal(s.r, 0);
 	drops_are(&s, "");
 	assert_int_equal(s.result.verdicts[4].changes.n, 1);
 	assert_string_equal(s.result.verdicts[4].changes.names[0], "q1");
@@ -505,6 +511,7 @@ static void test_dependency_flagged(void **state)
 	s.patches[4].stable_deps = deps;
 	s.patches[4].n_stable_deps = 1;
 	judge(&s);
+	assert_int_equal(s.r, 0);
 	drops_are(&s, "3:regression 5:dependency");
 	assert_non_null(strstr(s.result.verdicts[4].evidence.buf, "names 0003.patch"));
 	release(&s);
@@ -519,6 +526,7 @@ static void test_not_exercised_costs_nothing(void **state)
 	for (size_t i = 0; i < 6; i++)
 		s.patches[i].exercised = false;
 	judge(&s);
+	assert_int_equal(s.r, 0);
 	drops_are(&s, "");
 	for (size_t i = 0; i < 6; i++)
 		assert_int_equal(s.result.verdicts[i].status, PATCH_NOT_EXERCISED);
