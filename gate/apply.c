@@ -567,6 +567,58 @@ static size_t count_lines(const struct strbuf *sb)
 }
 
 /*
+ * A copy: forward, @v->dst gets @v->src's content with the hunks applied
+ * and @v->src stays; reversed (view_init swaps the names), the copy
+ * @v->src must exist and take the hunks backwards, and goes, while the
+ * original @v->dst must be there. 0, 1 (failure in @o), or -errno.
+ */
+static int apply_copy(struct workspace *ws, const struct file_view *v, long long *max_offset,
+		      struct apply_outcome *o)
+{
+	const char *original = v->reverse ? v->dst : v->src;
+	const char *copy = v->reverse ? v->src : v->dst;
+	struct strbuf out = STRBUF_INIT;
+	size_t oi, ci;
+	struct entry *src, *dst;
+	int r;
+
+	r = ws_get(ws, original, &oi, o);
+	if (r < 0)
+		return r;
+	r = ws_get(ws, copy, &ci, o);
+	if (r < 0)
+		return r;
+	if (!ws->v[oi].exists)
+		return failf(o, original, 0, "%s: does not exist, but the patch copies it to %s",
+			     original, copy);
+	if (!v->reverse && ws->v[ci].exists)
+		return failf(o, copy, 0, "%s: already exists, but the patch copies %s to it",
+			     copy, original);
+	if (v->reverse && !ws->v[ci].exists)
+		return failf(o, copy, 0, "%s: does not exist, but the patch made it as a copy of %s",
+			     copy, original);
+	src = &ws->v[v->reverse ? ci : oi];
+	r = apply_hunks(v, src->path, &src->content, &out, max_offset, o);
+	if (r)
+		goto out_release_buffer;
+	dst = &ws->v[ci];
+	if (v->reverse) {
+		dst->exists = false;
+		strbuf_reset(&dst->content);
+	} else {
+		dst->mode = v->f->new_mode ? v->f->new_mode : src->mode;
+		dst->exists = true;
+		strbuf_release(&dst->content);
+		dst->content = out;
+		strbuf_init(&out, 0);
+	}
+	dst->dirty = true;
+out_release_buffer:
+	strbuf_release(&out);
+	return r;
+}
+
+/*
  * Apply one file section into @ws. Returns 0, 1 when it does not apply
  * (failure in @o), or a negative errno from the store.
  */
@@ -580,6 +632,9 @@ static int apply_file(struct workspace *ws, const struct file_view *v, long long
 	int r;
 
 	switch (v->change) {
+	case PATCH_COPY:
+		return apply_copy(ws, v, max_offset, o);
+
 	case PATCH_ADD:
 		r = ws_get(ws, v->dst, &di, o);
 		if (r < 0)

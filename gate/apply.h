@@ -26,7 +26,11 @@
  *  - Adding a file that exists, or modifying, deleting or renaming one
  *    that does not, fails. Deleting needs the hunks to remove every
  *    line. Added files get the stated mode (default 0100644); others
- *    keep the mode the store reports unless the patch states one.
+ *    keep the mode the store reports unless the patch states one
+ *    ("new mode": a mode change with or without hunks).
+ *  - A copy (PATCH_COPY) writes its new path from the old one's content
+ *    with the hunks applied and leaves the old path as it is; the new
+ *    path must not exist. A rename also removes the old path.
  *  - Several sections of one patch may touch one path: each sees the
  *    result of the ones before it.
  *  - When the patch does not apply but its reverse does (offsets

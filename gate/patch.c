@@ -27,19 +27,22 @@ struct parser {
 	struct patch *patch;
 	size_t files_alloc;
 	struct strbuf *err;
+	unsigned strip;		/* git apply -pN */
 };
 
 /* The names a file section states, before they are checked. */
 struct section {
 	unsigned lineno;
 	bool git;
+	unsigned strip;			/* the parser's -pN */
 	struct strbuf def_name;		/* diff --git, when both sides agree */
 	bool have_def;
-	struct strbuf minus, plus;	/* "--- ", "+++ " (raw, before -p1) */
+	struct strbuf minus, plus;	/* "--- ", "+++ " (raw, before -pN) */
 	bool have_minus, have_plus, minus_null, plus_null;
 	unsigned minus_line, plus_line;
+	/* "rename from/to", or "copy from/to" when is_copy */
 	struct strbuf rename_from, rename_to;
-	bool have_rename_from, have_rename_to;
+	bool have_rename_from, have_rename_to, is_copy, is_rename;
 	unsigned rename_line;
 	bool is_new, is_delete;
 	unsigned new_mode;
@@ -243,21 +246,25 @@ static bool is_dev_null(const struct strbuf *name)
 	return name->len == 9 && !memcmp(name->buf, "/dev/null", 9);
 }
 
-/* git apply -p1: the name without its first component, or NULL. */
-static const char *strip_p1(const char *name, size_t len, size_t *ret_len)
+/* git apply -pN: the name without its first @n components, or NULL. */
+static const char *strip_components(const char *name, size_t len, unsigned n, size_t *ret_len)
 {
-	const char *slash = memchr(name, '/', len);
+	const char *p = name, *slash;
 
-	if (!slash)
-		return NULL;
-	*ret_len = len - (size_t)(slash + 1 - name);
-	return slash + 1;
+	while (n--) {
+		slash = memchr(p, '/', len - (size_t)(p - name));
+		if (!slash)
+			return NULL;
+		p = slash + 1;
+	}
+	*ret_len = len - (size_t)(p - name);
+	return p;
 }
 
 /*
  * Why @p is not a path the gate may touch, or NULL when it is fine.
- * @raw: the name as the patch wrote it, before -p1; only the checks that
- * -p1 could hide (absolute, "..", control bytes) apply.
+ * @raw: the name as the patch wrote it, before -pN; only the checks that
+ * -pN could hide (absolute, "..", control bytes) apply.
  */
 static const char *path_problem(const char *p, size_t len, bool raw)
 {
@@ -291,27 +298,34 @@ static const char *path_problem(const char *p, size_t len, bool raw)
 }
 
 /*
- * Check @name (raw; @strip: apply -p1) and hand back a copy of the path
- * in @ret. Errors name @lineno.
+ * Check @name (raw; @strip: the leading components to drop, as -pN) and
+ * hand back a copy of the path in @ret. Errors name @lineno.
  */
-static int take_path(struct parser *ps, unsigned lineno, const struct strbuf *name, bool strip,
-		     char **ret)
+static int take_path(struct parser *ps, unsigned lineno, const struct strbuf *name,
+		     unsigned strip, char **ret)
 {
 	const char *p = name->buf, *why;
 	size_t len = name->len;
 
 	if (strip) {
-		p = strip_p1(name->buf, name->len, &len);
+		p = strip_components(name->buf, name->len, strip, &len);
 		why = p ? path_problem(p, len, false) : NULL;
 		if (why)
 			return fail_path(ps, lineno, p, len, why);
-		/* what -p1 would hide: "/etc/x", "../x" */
+		/* what -pN would hide: "/etc/x", "../x" */
 		why = path_problem(name->buf, name->len, true);
 		if (why)
 			return fail_path(ps, lineno, name->buf, name->len, why);
-		if (!p)
+		if (!p && strip == 1)
 			return fail_path(ps, lineno, name->buf, name->len,
 					 "no leading directory to strip (expected a/<path>)");
+		if (!p) {
+			strbuf_addf(ps->err, "line %u: ", lineno);
+			patch_add_escaped(ps->err, name->buf, name->len);
+			strbuf_addf(ps->err, ": fewer than %u leading directories to strip (-p%u)",
+				    strip, strip);
+			return -EINVAL;
+		}
 	} else {
 		why = path_problem(p, len, false);
 		if (why)
@@ -324,23 +338,24 @@ static int take_path(struct parser *ps, unsigned lineno, const struct strbuf *na
 	return 0;
 }
 
-/* Two names compare equal after -p1. */
-static bool same_after_p1(const char *a, size_t alen, const char *b, size_t blen)
+/* Two names compare equal after -pN. */
+static bool same_after_strip(const char *a, size_t alen, const char *b, size_t blen,
+			     unsigned strip)
 {
 	const char *sa, *sb;
-	size_t la, lb;
+	size_t la = 0, lb = 0;
 
-	sa = strip_p1(a, alen, &la);
-	sb = strip_p1(b, blen, &lb);
+	sa = strip_components(a, alen, strip, &la);
+	sb = strip_components(b, blen, strip, &lb);
 	return sa && sb && la == lb && !memcmp(sa, sb, la);
 }
 
 /*
  * The path of "diff --git a/X b/X", found only when both sides name the
- * same path (as git does; a rename takes its names from rename from/to).
- * Sets @ret to the raw "a/X" name.
+ * same path after -@strip (as git does; a rename takes its names from
+ * rename from/to). Sets @ret to the raw "a/X" name.
  */
-static bool git_line_name(struct span rest, struct strbuf *ret)
+static bool git_line_name(struct span rest, unsigned strip, struct strbuf *ret)
 {
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	bool found = false;
@@ -360,7 +375,7 @@ static bool git_line_name(struct span rest, struct strbuf *ret)
 		} else {
 			strbuf_add(&b, rest.p + used, rest.len - used);
 		}
-		found = same_after_p1(a.buf, a.len, b.buf, b.len);
+		found = same_after_strip(a.buf, a.len, b.buf, b.len, strip);
 		goto out_release_names;
 	}
 	if (rest.len && rest.p[rest.len - 1] == '"') {
@@ -371,7 +386,7 @@ static bool git_line_name(struct span rest, struct strbuf *ret)
 			strbuf_reset(&b);
 			used = unquote(rest.p + i + 1, rest.len - i - 1, &b);
 			if (used && i + 1 + used == rest.len &&
-			    same_after_p1(rest.p, i, b.buf, b.len)) {
+			    same_after_strip(rest.p, i, b.buf, b.len, strip)) {
 				strbuf_add(&a, rest.p, i);
 				found = true;
 			}
@@ -381,7 +396,7 @@ static bool git_line_name(struct span rest, struct strbuf *ret)
 	for (i = 0; i < rest.len && !found; i++) {
 		if (rest.p[i] != ' ')
 			continue;
-		if (same_after_p1(rest.p, i, rest.p + i + 1, rest.len - i - 1)) {
+		if (same_after_strip(rest.p, i, rest.p + i + 1, rest.len - i - 1, strip)) {
 			strbuf_add(&a, rest.p, i);
 			found = true;
 		}
@@ -659,11 +674,12 @@ mismatch:
 
 /* ---- file sections ---- */
 
-static void section_init(struct section *sec, unsigned lineno, bool git)
+static void section_init(struct section *sec, const struct parser *ps, bool git)
 {
 	memset(sec, 0, sizeof(*sec));
-	sec->lineno = lineno;
+	sec->lineno = ps->lineno;
 	sec->git = git;
+	sec->strip = ps->strip;
 	strbuf_init(&sec->def_name, 0);
 	strbuf_init(&sec->minus, 0);
 	strbuf_init(&sec->plus, 0);
@@ -702,7 +718,7 @@ static const char *section_display_name(const struct section *sec, size_t *ret_l
 
 	if (name != &sec->rename_to && name != &sec->rename_from &&
 	    (name != &sec->def_name || sec->have_def))
-		p = strip_p1(name->buf, name->len, ret_len);
+		p = strip_components(name->buf, name->len, sec->strip, ret_len);
 	if (!p) {
 		p = name->buf;
 		*ret_len = name->len;
@@ -715,8 +731,9 @@ static int fail_binary(struct parser *ps, const struct section *sec)
 	size_t len;
 	const char *p = section_display_name(sec, &len);
 
-	strbuf_addf(ps->err, "line %u: binary patch: ", ps->lineno);
+	strbuf_addf(ps->err, "line %u: ", ps->lineno);
 	patch_add_escaped(ps->err, p, len);
+	strbuf_adds(ps->err, ": binary patch: not applied");
 	return -EINVAL;
 }
 
@@ -734,11 +751,23 @@ static struct patch_file *new_file(struct parser *ps)
 	return f;
 }
 
+/* The --- name is a strict prefix of the +++ name, after -pN. */
+static bool minus_is_prefix(const struct section *sec)
+{
+	const char *m, *p;
+	size_t ml = 0, pl = 0;
+
+	m = strip_components(sec->minus.buf, sec->minus.len, sec->strip, &ml);
+	p = strip_components(sec->plus.buf, sec->plus.len, sec->strip, &pl);
+	return m && p && ml < pl && !memcmp(m, p, ml);
+}
+
 /* Turn the names a section stated into @f's paths and change. */
 static int resolve_names(struct parser *ps, struct section *sec, struct patch_file *f)
 {
 	const struct strbuf *name;
-	bool strip;
+	/* git apply: rename and copy names have no a/ b/, so one component less */
+	unsigned rename_strip = sec->strip ? sec->strip - 1 : 0;
 	int r;
 
 	name = section_some_name(sec);
@@ -746,22 +775,28 @@ static int resolve_names(struct parser *ps, struct section *sec, struct patch_fi
 		return fail_path(ps, sec->lineno, name->buf, name->len,
 				 "is both a new and a deleted file");
 	if (sec->have_rename_from != sec->have_rename_to)
-		return fail(ps, sec->rename_line, "rename from without rename to, or the reverse");
+		return fail(ps, sec->rename_line, "%s from without %s to, or the reverse",
+			    sec->is_copy ? "copy" : "rename", sec->is_copy ? "copy" : "rename");
+	if (sec->is_copy && sec->is_rename)
+		return fail(ps, sec->rename_line, "both a copy and a rename");
 	if (sec->have_minus && sec->have_plus && sec->minus_null && sec->plus_null)
 		return fail(ps, sec->minus_line, "both sides are /dev/null");
 
 	if (sec->have_rename_from) {
+		const char *what = sec->is_copy ? "copy" : "rename";
+
 		if (sec->is_new || sec->is_delete || sec->minus_null || sec->plus_null)
-			return fail(ps, sec->rename_line, "a rename that also adds or deletes");
-		r = take_path(ps, sec->rename_line, &sec->rename_from, false, &f->old_path);
+			return fail(ps, sec->rename_line, "a %s that also adds or deletes", what);
+		r = take_path(ps, sec->rename_line, &sec->rename_from, rename_strip, &f->old_path);
 		if (!r)
-			r = take_path(ps, sec->rename_line, &sec->rename_to, false, &f->new_path);
+			r = take_path(ps, sec->rename_line, &sec->rename_to, rename_strip,
+				      &f->new_path);
 		if (r)
 			return r;
 		if (!strcmp(f->old_path, f->new_path))
 			return fail_path(ps, sec->rename_line, f->old_path, strlen(f->old_path),
-					 "renamed to itself");
-		f->change = PATCH_RENAME;
+					 sec->is_copy ? "copied to itself" : "renamed to itself");
+		f->change = sec->is_copy ? PATCH_COPY : PATCH_RENAME;
 	} else {
 		bool is_new = sec->is_new || (sec->have_minus && sec->minus_null);
 		bool is_delete = sec->is_delete || (sec->have_plus && sec->plus_null);
@@ -772,13 +807,10 @@ static int resolve_names(struct parser *ps, struct section *sec, struct patch_fi
 		/* the side that names a file, preferring +++ as a new file must */
 		if (sec->have_plus && !sec->plus_null && !is_delete) {
 			name = &sec->plus;
-			strip = true;
 		} else if (sec->have_minus && !sec->minus_null) {
 			name = &sec->minus;
-			strip = true;
 		} else if (sec->have_def) {
 			name = &sec->def_name;
-			strip = true;
 		} else {
 			strbuf_addf(ps->err, "line %u: cannot tell the path from \"diff --git ",
 				    sec->lineno);
@@ -788,21 +820,27 @@ static int resolve_names(struct parser *ps, struct section *sec, struct patch_fi
 		}
 		/* traditional diffs: quilt's "linux.orig/x" vs "linux/x" agree after -p1 */
 		if (sec->have_minus && sec->have_plus && !sec->minus_null && !sec->plus_null &&
-		    !same_after_p1(sec->minus.buf, sec->minus.len, sec->plus.buf, sec->plus.len)) {
+		    !same_after_strip(sec->minus.buf, sec->minus.len, sec->plus.buf,
+				      sec->plus.len, sec->strip)) {
 			if (sec->git)
 				return fail(ps, sec->minus_line,
 					    "--- and +++ name different files without a rename");
-			/* as git apply does for traditional patches: the shorter name */
-			if (sec->minus.len < sec->plus.len)
+			/*
+			 * As git apply does for traditional patches: the +++
+			 * name, unless the --- one is a prefix of it ("x"
+			 * and "x.orig" or "x~").
+			 */
+			if (minus_is_prefix(sec))
 				name = &sec->minus;
 		}
 		if (sec->git && sec->have_def && name != &sec->def_name &&
-		    !same_after_p1(name->buf, name->len, sec->def_name.buf, sec->def_name.len))
+		    !same_after_strip(name->buf, name->len, sec->def_name.buf, sec->def_name.len,
+				      sec->strip))
 			return fail(ps, name == &sec->plus ? sec->plus_line : sec->minus_line,
 				    "--- / +++ name a file the diff --git line does not");
 		r = take_path(ps, name == &sec->plus ? sec->plus_line :
 			      name == &sec->minus ? sec->minus_line : sec->lineno,
-			      name, strip, is_new ? &f->new_path : &f->old_path);
+			      name, sec->strip, is_new ? &f->new_path : &f->old_path);
 		if (r)
 			return r;
 		if (is_new) {
@@ -852,9 +890,9 @@ static int git_section(struct parser *ps)
 	int r = 0;
 
 	cur_line(ps, &l);
-	section_init(&sec, ps->lineno, true);
+	section_init(&sec, ps, true);
 	rest = span_after(l, strlen("diff --git "));
-	sec.have_def = git_line_name(rest, &sec.def_name);
+	sec.have_def = git_line_name(rest, ps->strip, &sec.def_name);
 	if (!sec.have_def)
 		strbuf_add(&sec.def_name, rest.p, rest.len);	/* for messages */
 	next_line(ps);
@@ -878,20 +916,31 @@ static int git_section(struct parser *ps)
 			sec.is_new = true;
 			r = parse_mode(ps, span_after(l, 14), some, some_len, &sec.new_mode);
 		} else if (span_starts(l, "rename from ") || span_starts(l, "rename old ")) {
+			sec.is_rename = true;
 			sec.have_rename_from = true;
 			sec.rename_line = ps->lineno;
 			if (line_name(span_after(l, span_starts(l, "rename from ") ? 12 : 11),
 				      &sec.rename_from))
 				r = fail(ps, ps->lineno, "malformed quoted name");
 		} else if (span_starts(l, "rename to ") || span_starts(l, "rename new ")) {
+			sec.is_rename = true;
 			sec.have_rename_to = true;
 			sec.rename_line = ps->lineno;
 			if (line_name(span_after(l, span_starts(l, "rename to ") ? 10 : 11),
 				      &sec.rename_to))
 				r = fail(ps, ps->lineno, "malformed quoted name");
-		} else if (span_starts(l, "copy from ") || span_starts(l, "copy to ")) {
-			r = fail_path(ps, ps->lineno, some, some_len,
-				      "copies are not supported");
+		} else if (span_starts(l, "copy from ")) {
+			sec.is_copy = true;
+			sec.have_rename_from = true;
+			sec.rename_line = ps->lineno;
+			if (line_name(span_after(l, 10), &sec.rename_from))
+				r = fail(ps, ps->lineno, "malformed quoted name");
+		} else if (span_starts(l, "copy to ")) {
+			sec.is_copy = true;
+			sec.have_rename_to = true;
+			sec.rename_line = ps->lineno;
+			if (line_name(span_after(l, 8), &sec.rename_to))
+				r = fail(ps, ps->lineno, "malformed quoted name");
 		} else if (span_starts(l, "similarity index ") ||
 			   span_starts(l, "dissimilarity index ") || span_starts(l, "index ")) {
 			/* nothing the apply needs */
@@ -960,7 +1009,7 @@ static int plain_section(struct parser *ps)
 
 	cur_line(ps, &minus);
 	peek_line(ps, 1, &plus);
-	section_init(&sec, ps->lineno, false);
+	section_init(&sec, ps, false);
 	sec.have_minus = sec.have_plus = true;
 	sec.minus_line = ps->lineno;
 	sec.plus_line = ps->lineno + 1;
@@ -1038,8 +1087,9 @@ static int fail_binary_line(struct parser *ps, struct span l)
 	}
 	if (name.len >= 7 && !memcmp(name.p + name.len - 7, " differ", 7))
 		name.len -= 7;
-	strbuf_addf(ps->err, "line %u: binary patch: ", ps->lineno);
+	strbuf_addf(ps->err, "line %u: ", ps->lineno);
 	patch_add_escaped(ps->err, name.p, name.len);
+	strbuf_adds(ps->err, ": binary patch: not applied");
 	return -EINVAL;
 }
 
@@ -1072,7 +1122,8 @@ static int parse_body(struct parser *ps)
 		if (span_starts(l, "@@ -"))
 			return fail(ps, ps->lineno, "hunk header outside a file section");
 		if (span_starts(l, "GIT binary patch")) {
-			strbuf_addf(ps->err, "line %u: binary patch: (no file header)", ps->lineno);
+			strbuf_addf(ps->err, "line %u: binary patch without a file header: not applied",
+				    ps->lineno);
 			return -EINVAL;
 		}
 		if (span_starts(l, "Binary files "))
@@ -1093,10 +1144,21 @@ too_many:
 
 int patch_parse(const char *text, size_t len, struct patch *ret, struct strbuf *err)
 {
+	return patch_parse_strip(text, len, 1, ret, err);
+}
+
+int patch_parse_strip(const char *text, size_t len, unsigned strip, struct patch *ret,
+		      struct strbuf *err)
+{
 	struct parser ps;
 	const char *nul;
 
 	memset(ret, 0, sizeof(*ret));
+	if (strip > PATCH_MAX_STRIP) {
+		strbuf_addf(err, "-p%u: cannot strip more than %u leading directories", strip,
+			    PATCH_MAX_STRIP);
+		return -EINVAL;
+	}
 	if (len > PATCH_MAX_BYTES) {
 		strbuf_addf(err, "patch is %zu bytes, more than the %u MiB limit", len,
 			    PATCH_MAX_BYTES >> 20);
@@ -1128,6 +1190,7 @@ int patch_parse(const char *text, size_t len, struct patch *ret, struct strbuf *
 	ps.lineno = 1;
 	ps.patch = ret;
 	ps.err = err;
+	ps.strip = strip;
 	return parse_body(&ps);
 }
 

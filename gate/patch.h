@@ -18,8 +18,22 @@
  *  - A hunk ends when its header's line counts are used up, so the mail
  *    signature "-- " is never taken for a removed line.
  *  - Paths lose their first component (git apply -p1: "a/", "b/", or a
- *    quilt "linux.orig/"); "rename from/to" names are taken as they are.
- *    C-quoted names ("a/x\ty") are unquoted.
+ *    quilt "linux.orig/"), or as many as patch_parse_strip() is told
+ *    (-p0 keeps them whole); "rename from/to" and "copy from/to" names,
+ *    which have no such prefix, lose one component less. C-quoted names
+ *    ("a/x\ty") are unquoted.
+ *  - Without "diff --git" (diff -u, quilt's "Index: x" and "====" lines
+ *    before "--- "): "--- /dev/null" adds a file, "+++ /dev/null" deletes
+ *    one, and so does a single hunk that needs no old lines (adds) or
+ *    leaves none (deletes), as git apply has it. When the --- and +++
+ *    names differ after -pN, the +++ one is the file, unless the ---
+ *    one is a prefix of it ("x" and "x.orig").
+ *  - git's extended headers: "old mode"/"new mode", "new file mode",
+ *    "deleted file mode", "rename from/to" and "copy from/to" (with or
+ *    without hunks after them), "similarity index", "index".
+ *  - Binary patches ("GIT binary patch", "Binary files ... differ") are
+ *    refused, naming the file: "line 40: fw/x.bin: binary patch: not
+ *    applied".
  *  - An empty line inside a hunk is an empty context line (mailers strip
  *    the trailing space), as git apply takes it.
  *
@@ -37,6 +51,7 @@
 
 #define PATCH_MAX_BYTES (16u << 20)
 #define PATCH_MAX_FILES 10000
+#define PATCH_MAX_STRIP 99	/* largest N of -pN, as series.h's SERIES_STRIP_MAX */
 
 struct patch_line {
 	char origin;		/* ' ' context, '-' removed, '+' added */
@@ -57,7 +72,8 @@ struct patch_hunk {
 	size_t n_lines;
 };
 
-enum patch_change { PATCH_MODIFY, PATCH_ADD, PATCH_DELETE, PATCH_RENAME };
+/* PATCH_COPY: new_path gets old_path's content (hunks applied); old_path stays. */
+enum patch_change { PATCH_MODIFY, PATCH_ADD, PATCH_DELETE, PATCH_RENAME, PATCH_COPY };
 
 struct patch_file {
 	/* without a/ b/; for ADD old_path is NULL, for DELETE new_path is NULL */
@@ -80,7 +96,7 @@ struct patch {
  * with patch_release() (also after a failure; @ret is always set).
  *
  * Returns 0; -EINVAL for a patch that is malformed or that the gate
- * refuses (binary, a path outside the tree, a truncated hunk, a copy or
+ * refuses (binary, a path outside the tree, a truncated hunk, a
  * submodule change), with one line appended to @err that names the patch
  * line and the path, e.g.
  *   "line 36: hunk @@ -58,6 +58,12 @@ in fs/binfmt_script.c is truncated: ..."
@@ -88,9 +104,19 @@ struct patch {
  *   "empty patch: no diff in it"
  * or -E2BIG past one of the limits above (also with a message).
  * Every valid patch has at least one file; a file may have no hunks (a
- * mode change, a pure rename, an empty file added or deleted).
+ * mode change, a pure rename or copy, an empty file added or deleted).
+ * Paths are stripped as git apply -p1 does.
  */
 int patch_parse(const char *text, size_t len, struct patch *ret, struct strbuf *err);
+
+/*
+ * patch_parse() with @strip leading path components dropped from the
+ * names (git apply -p@strip; a series line's "-pN", series.h). A name
+ * with fewer components is refused: "line 3: x/y: fewer than 2 leading
+ * directories to strip (-p2)". @strip above PATCH_MAX_STRIP: -EINVAL.
+ */
+int patch_parse_strip(const char *text, size_t len, unsigned strip, struct patch *ret,
+		      struct strbuf *err);
 
 void patch_release(struct patch *p);
 

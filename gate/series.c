@@ -75,13 +75,7 @@ static bool add_name_problem(struct strbuf *msg, const char *name, size_t len)
 	} else if (has_dotdot_component(name, len)) {
 		strbuf_adds(msg, "leaves the queue directory");
 	} else {
-		for (size_t i = 0; i < len; i++) {
-			if (is_blank(name[i])) {
-				strbuf_adds(msg, "contains whitespace");
-				return true;
-			}
-		}
-		return false;
+		return false;	/* a blank ends the name: the caller splits there */
 	}
 	return true;
 }
@@ -106,8 +100,52 @@ static char *copy_name(const char *name, size_t len)
 	return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * Take quilt's options after a name (@opts, trimmed; may be empty) into
+ * @entry->strip. Returns true with the reason in @msg for one the gate
+ * cannot honour.
+ */
+static bool add_option_problem(struct strbuf *msg, const char *opts, size_t len,
+			       struct series_entry *entry)
+{
+	const char *p = opts, *end = opts + len;
+	bool have_strip = false;
+
+	while (p < end) {
+		const char *word = p;
+		size_t n, i;
+		unsigned v = 0;
+
+		while (p < end && !is_blank(*p))
+			p++;
+		n = (size_t)(p - word);
+		while (p < end && is_blank(*p))
+			p++;
+		/* "-pN": N at most two digits, so no overflow */
+		if (n >= 3 && n <= 4 && word[0] == '-' && word[1] == 'p') {
+			for (i = 2; i < n && word[i] >= '0' && word[i] <= '9'; i++)
+				v = v * 10 + (unsigned)(word[i] - '0');
+			if (i == n && v <= SERIES_STRIP_MAX) {
+				if (have_strip) {
+					strbuf_adds(msg, "has more than one -p option");
+					return true;
+				}
+				have_strip = true;
+				entry->strip = v;
+				continue;
+			}
+		}
+		strbuf_adds(msg, "has option ");
+		add_quoted(msg, word, n);
+		strbuf_adds(msg, ", which the gate does not support (only -pN)");
+		return true;
+	}
+	return false;
+}
+
 static void add_entry(struct series *series, size_t *alloc, const char *name,
-		      size_t len, unsigned line, const char *origin)
+		      size_t len, const char *opts, size_t opts_len, unsigned line,
+		      const char *origin)
 {
 	struct series_entry *entry;
 	struct strbuf msg = STRBUF_INIT;
@@ -125,10 +163,12 @@ static void add_entry(struct series *series, size_t *alloc, const char *name,
 	entry = &series->entries[series->n_entries++];
 	entry->name = copy_name(name, len);
 	entry->line = line;
+	entry->strip = 1;
 	entry->error = NULL;
 
 	add_where(&msg, origin, line, name, len);
-	if (add_name_problem(&msg, name, len))
+	if (add_name_problem(&msg, name, len) ||
+	    add_option_problem(&msg, opts, opts_len, entry))
 		entry->error = strbuf_detach(&msg, NULL);
 	strbuf_release(&msg);
 }
@@ -217,7 +257,7 @@ int series_parse(const char *text, size_t len, const char *origin,
 	end = len ? text + len : NULL;	/* NULL + 0 would be undefined */
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *start = p, *stop = nl ? nl : end;
+		const char *start = p, *stop = nl ? nl : end, *opts, *name_stop;
 		bool binary = memchr(start, '\0', (size_t)(stop - start)) != NULL;
 
 		p = nl ? nl + 1 : end;
@@ -237,6 +277,19 @@ int series_parse(const char *text, size_t len, const char *origin,
 		}
 		while (stop > start && is_blank(stop[-1]))
 			stop--;
+		/* the name is the first word, quilt's options follow it */
+		opts = stop;
+		if (!binary) {
+			for (const char *c = start; c < stop; c++) {
+				if (is_blank(*c)) {
+					opts = c;
+					break;
+				}
+			}
+		}
+		name_stop = opts;
+		while (opts < stop && is_blank(*opts))
+			opts++;
 
 		if (series.n_entries == SERIES_MAX_ENTRIES) {
 			if (err)
@@ -245,7 +298,8 @@ int series_parse(const char *text, size_t len, const char *origin,
 			series_release(&series);
 			return -E2BIG;
 		}
-		add_entry(&series, &alloc, start, (size_t)(stop - start), line, origin);
+		add_entry(&series, &alloc, start, (size_t)(name_stop - start), opts,
+			  (size_t)(stop - opts), line, origin);
 	}
 
 	mark_duplicates(&series, origin);

@@ -23,8 +23,13 @@
  *     ignored;
  *   - after a name, everything from the first blank followed by '#' is a
  *     comment ("a.patch  # fixes b" names "a.patch"; "a#b.patch" is a name);
- *   - whatever is left is one file name, relative to the queue directory;
- *     it need not end in ".patch".
+ *   - the first word left is the file name, relative to the queue
+ *     directory; it need not end in ".patch";
+ *   - the words after it are quilt's patch options. Only the strip level
+ *     is taken: "-pN" (N from 0 to SERIES_STRIP_MAX), as in
+ *     "foo.patch -p0"; without it the level is 1 (quilt's and git's
+ *     default). Any other option (-R, --fuzz=3, ...) makes an error
+ *     that names it: the gate would not apply such a patch as quilt does.
  *
  * A name that cannot be used safely is still returned as an entry, with
  * ->error set, so the caller can report every bad line at once; the rest of
@@ -32,7 +37,7 @@
  *   - is absolute (starts with '/'),
  *   - has a ".." path component (it would leave the queue directory),
  *   - is longer than SERIES_NAME_MAX bytes,
- *   - has a blank inside it,
+ *   - is followed by an option other than one "-pN",
  *   - is listed a second time (the later occurrences carry the error; only
  *     names without another error are compared),
  *   - or its line contains a NUL byte: the file is not text. Such a line
@@ -40,6 +45,7 @@
  * Errors read like
  *   queue-6.1/series:7: "../x.patch" leaves the queue directory
  *   queue-6.1/series:9: "a.patch" is listed twice (first on line 3)
+ *   queue-6.1/series:4: "b.patch" has option "-R", which the gate does not support (only -pN)
  * with the name quoted C-style (control bytes escaped, long names cut).
  */
 #ifndef GATE_SERIES_H
@@ -52,6 +58,7 @@
 #define SERIES_MAX_BYTES	(4u << 20)	/* whole file, 4 MiB */
 #define SERIES_MAX_ENTRIES	10000u
 #define SERIES_NAME_MAX		255u		/* bytes, like NAME_MAX */
+#define SERIES_STRIP_MAX	99u		/* largest N of "-pN" */
 
 struct series_entry {
 	/*
@@ -61,6 +68,7 @@ struct series_entry {
 	 */
 	char *name;
 	unsigned line;		/* 1-based line number in the file */
+	unsigned strip;		/* leading path components to strip: "-pN", default 1 */
 	char *error;		/* owned; NULL when the name is usable */
 };
 

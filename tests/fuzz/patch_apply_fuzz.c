@@ -207,8 +207,9 @@ static void check_parsed(const struct patch *p, size_t len)
 				   "file %zu: modify with two paths", i);
 			break;
 		case PATCH_RENAME:
+		case PATCH_COPY:
 			fuzz_check(f->old_path && f->new_path && strcmp(f->old_path, f->new_path),
-				   "file %zu: rename without two paths", i);
+				   "file %zu: rename or copy without two paths", i);
 			break;
 		default:
 			fuzz_check(false, "file %zu: change %d", i, (int)f->change);

@@ -741,6 +741,139 @@ static void test_rename(void **state)
 	store_release(&s);
 }
 
+static void test_copy(void **state)
+{
+	static const char patch[] =
+		"diff --git a/drivers/a.c b/drivers/b.c\n"
+		"similarity index 90%\n"
+		"copy from drivers/a.c\n"
+		"copy to drivers/b.c\n"
+		"index 5555555..6666666 100755\n"
+		"--- a/drivers/a.c\n"
+		"+++ b/drivers/b.c\n"
+		"@@ -2,3 +2,3 @@\n"
+		" a\n"
+		"-b\n"
+		"+B\n"
+		" c\n"
+		"diff --git a/doc/x.txt b/doc/y.txt\n"
+		"similarity index 100%\n"
+		"copy from doc/x.txt\n"
+		"copy to doc/y.txt\n";
+	struct mem_store s = { 0 };
+	struct apply_outcome o;
+
+	(void)state;
+	/* one line more at the top than the patch expects: an offset */
+	store_put(&s, "drivers/a.c", "-1\n0\na\nb\nc\nd\n", 13, 0100755);
+	STORE_PUT(&s, "doc/x.txt", "text\n");
+	assert_int_equal(apply_text(patch, &s, &o), 0);
+	assert_status(&o, APPLY_OFFSET);
+	assert_int_equal(o.offset, 1);
+	/* the originals stay as they were */
+	assert_content(&s, "drivers/a.c", "-1\n0\na\nb\nc\nd\n");
+	assert_content(&s, "drivers/b.c", "-1\n0\na\nB\nc\nd\n");
+	assert_int_equal(store_find(&s, "drivers/b.c")->mode, 0100755);
+	assert_content(&s, "doc/x.txt", "text\n");
+	assert_content(&s, "doc/y.txt", "text\n");
+	assert_int_equal(s.removes, 0);
+	assert_int_equal(s.writes, 2);
+	apply_outcome_release(&o);
+
+	/* again: the copies are there, with the change: already in */
+	assert_int_equal(apply_text(patch, &s, &o), 0);
+	assert_status(&o, APPLY_ALREADY);
+	assert_int_equal(s.writes, 2);
+	apply_outcome_release(&o);
+
+	/* the copy is in the way, and it is not the patch's result */
+	STORE_PUT(&s, "drivers/b.c", "other\n");
+	assert_int_equal(apply_text(patch, &s, &o), 0);
+	assert_status(&o, APPLY_FAILED);
+	assert_string_equal(o.file, "drivers/b.c");
+	assert_string_equal(o.message.buf,
+			    "drivers/b.c: already exists, but the patch copies drivers/a.c to it");
+	apply_outcome_release(&o);
+
+	/* nothing to copy from */
+	store_release(&s);
+	STORE_PUT(&s, "doc/x.txt", "text\n");
+	assert_int_equal(apply_text(patch, &s, &o), 0);
+	assert_status(&o, APPLY_FAILED);
+	assert_string_equal(o.message.buf,
+			    "drivers/a.c: does not exist, but the patch copies it to drivers/b.c");
+	assert_null(store_find(&s, "doc/y.txt"));	/* all or nothing */
+	apply_outcome_release(&o);
+	store_release(&s);
+}
+
+/* "new mode" together with hunks, and a rename that changes the mode */
+static void test_mode_change_with_content(void **state)
+{
+	struct mem_store s = { 0 };
+	struct apply_outcome o;
+
+	(void)state;
+	STORE_PUT(&s, "tools/run", "#!/bin/sh\necho a\n");
+	store_put(&s, "tools/a.sh", "x\n", 2, 0100755);
+	assert_int_equal(apply_text("diff --git a/tools/run b/tools/run\n"
+				    "old mode 100644\n"
+				    "new mode 100755\n"
+				    "index 1111111..2222222\n"
+				    "--- a/tools/run\n"
+				    "+++ b/tools/run\n"
+				    "@@ -1,2 +1,2 @@\n"
+				    " #!/bin/sh\n"
+				    "-echo a\n"
+				    "+echo b\n"
+				    "diff --git a/tools/a.sh b/tools/b.sh\n"
+				    "old mode 100755\n"
+				    "new mode 100644\n"
+				    "similarity index 100%\n"
+				    "rename from tools/a.sh\n"
+				    "rename to tools/b.sh\n", &s, &o), 0);
+	assert_status(&o, APPLY_CLEAN);
+	assert_int_equal(store_find(&s, "tools/run")->mode, 0100755);
+	assert_content(&s, "tools/run", "#!/bin/sh\necho b\n");
+	assert_null(store_find(&s, "tools/a.sh"));
+	assert_int_equal(store_find(&s, "tools/b.sh")->mode, 0100644);
+	apply_outcome_release(&o);
+	store_release(&s);
+}
+
+/* A series line's -p0 and -p2 reach the same files as -p1 does. */
+static void test_strip_levels(void **state)
+{
+	static const char p0[] = "--- fs/exec.c\n+++ fs/exec.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n";
+	static const char p2[] =
+		"Index: linux/src/fs/exec.c\n"
+		"===================================================================\n"
+		"--- linux.orig/src/fs/exec.c\n+++ linux/src/fs/exec.c\n@@ -1,2 +1,2 @@\n a\n-c\n+d\n";
+	struct strbuf err = STRBUF_INIT;
+	struct mem_store s = { 0 };
+	struct apply_outcome o;
+	struct patch p;
+
+	(void)state;
+	STORE_PUT(&s, "fs/exec.c", "a\nb\n");
+	assert_int_equal(patch_parse_strip(p0, strlen(p0), 0, &p, &err), 0);
+	assert_int_equal(patch_apply(&p, &mem_ops, &s, &o), 0);
+	assert_status(&o, APPLY_CLEAN);
+	assert_content(&s, "fs/exec.c", "a\nc\n");
+	patch_release(&p);
+	apply_outcome_release(&o);
+
+	assert_int_equal(patch_parse_strip(p2, strlen(p2), 2, &p, &err), 0);
+	assert_int_equal(patch_apply(&p, &mem_ops, &s, &o), 0);
+	assert_status(&o, APPLY_CLEAN);
+	assert_content(&s, "fs/exec.c", "a\nd\n");
+	patch_release(&p);
+	apply_outcome_release(&o);
+	assert_string_equal(err.buf, "");
+	strbuf_release(&err);
+	store_release(&s);
+}
+
 static void test_mode_change(void **state)
 {
 	struct mem_store s = { 0 };
@@ -976,6 +1109,9 @@ int main(void)
 		cmocka_unit_test(test_delete),
 		cmocka_unit_test(test_rename),
 		cmocka_unit_test(test_mode_change),
+		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_mode_change_with_content),
+		cmocka_unit_test(test_strip_levels),
 		cmocka_unit_test(test_no_newline_at_eof),
 		cmocka_unit_test(test_start_and_end_anchors),
 		cmocka_unit_test(test_all_or_nothing),

@@ -113,6 +113,8 @@ static const char multi_patch[] =
 	"-- \n"
 	"2.39.5\n";
 
+static void check_invariants(const struct patch *p, size_t input_len);
+
 static int parse(const char *text, size_t len, struct patch *p, struct strbuf *err)
 {
 	/* an exact-size copy, so valgrind sees any read past the end */
@@ -136,6 +138,7 @@ static void parse_ok(const char *text, struct patch *p)
 
 	if (r)
 		fail_msg("patch_parse: %d: %s", r, err.buf);
+	check_invariants(p, strlen(text));
 	strbuf_release(&err);
 }
 
@@ -426,13 +429,26 @@ static void test_binary(void **state)
 		    "GIT binary patch\n"
 		    "literal 4\n"
 		    "LcmZQzKn4H;00;m8\n",
-		    "line 4: binary patch: fw/blob.bin");
+		    "line 4: fw/blob.bin: binary patch: not applied");
 	PARSE_FAILS("diff --git a/fw/blob.bin b/fw/blob.bin\n"
 		    "index 1111111..2222222 100644\n"
 		    "Binary files a/fw/blob.bin and b/fw/blob.bin differ\n",
-		    "line 3: binary patch: fw/blob.bin");
+		    "line 3: fw/blob.bin: binary patch: not applied");
 	PARSE_FAILS("diff -ur a/x b/x\nBinary files a/img.png and b/img.png differ\n",
-		    "line 2: binary patch: b/img.png");
+		    "line 2: b/img.png: binary patch: not applied");
+	/* a delta, as git diff --binary writes it, with its reverse */
+	PARSE_FAILS("diff --git a/drivers/x/fw.bin b/drivers/x/fw.bin\n"
+		    "index 4f1a2c3d4e5f60718293a4b5c6d7e8f901234567..0123456789abcdef0123456789abcdef01234567 100644\n"
+		    "GIT binary patch\n"
+		    "delta 12\n"
+		    "TcmZo<m*8lNYiDL+WME)m1P%Z}\n"
+		    "\n"
+		    "delta 12\n"
+		    "TcmZo<m*8lNYiDL+WME)m1P%Z}\n"
+		    "\n",
+		    "line 3: drivers/x/fw.bin: binary patch: not applied");
+	PARSE_FAILS("---\nGIT binary patch\nliteral 0\n",
+		    "line 2: binary patch without a file header: not applied");
 }
 
 static void test_paths_outside_the_tree(void **state)
@@ -517,10 +533,243 @@ static void test_hunk_headers(void **state)
 	PARSE_FAILS("diff --git a/f b/f\nnew mode 100664x\n", "line 2: f: bad mode \"100664x\"");
 	PARSE_FAILS("diff --git a/sub b/sub\nnew file mode 160000\n",
 		    "line 2: sub: submodule changes are not supported");
-	PARSE_FAILS("diff --git a/x b/y\nsimilarity index 100%\ncopy from x\ncopy to y\n",
-		    "copies are not supported");
+	PARSE_FAILS("diff --git a/x b/y\nsimilarity index 100%\ncopy from x\n",
+		    "line 3: copy from without copy to, or the reverse");
+	PARSE_FAILS("diff --git a/x b/y\ncopy from x\nrename to y\n", "both a copy and a rename");
+	PARSE_FAILS("diff --git a/x b/x\ncopy from x\ncopy to x\n", "line 3: x: copied to itself");
+	PARSE_FAILS("diff --git a/x b/y\nnew file mode 100644\ncopy from x\ncopy to y\n",
+		    "line 4: a copy that also adds or deletes");
 	PARSE_FAILS("diff --git a/x b/x\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
 		    "line 2: --- and +++ name different files without a rename");
+}
+
+static int parse_strip(const char *text, unsigned strip, struct patch *p, struct strbuf *err)
+{
+	size_t len = strlen(text);
+	char *buf = malloc(len ? len : 1);
+	int r;
+
+	assert_non_null(buf);
+	memcpy(buf, text, len);
+	r = patch_parse_strip(buf, len, strip, p, err);
+	free(buf);
+	return r;
+}
+
+static void parse_strip_ok(const char *text, unsigned strip, struct patch *p)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = parse_strip(text, strip, p, &err);
+
+	if (r)
+		fail_msg("patch_parse_strip -p%u: %d: %s", strip, r, err.buf);
+	check_invariants(p, strlen(text));
+	strbuf_release(&err);
+}
+
+static void parse_strip_fails(const char *text, unsigned strip, const char *want)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct patch p;
+	int r = parse_strip(text, strip, &p, &err);
+
+	if (r != -EINVAL || !strstr(err.buf, want))
+		fail_msg("-p%u: expected -EINVAL and a message containing \"%s\", got %d \"%s\"",
+			 strip, want, r, err.buf);
+	patch_release(&p);
+	strbuf_release(&err);
+}
+
+static void test_strip_levels(void **state)
+{
+	static const char plain[] = "--- fs/exec.c\n+++ fs/exec.c\n@@ -1 +1 @@\n-a\n+b\n";
+	static const char deep[] =
+		"--- linux-6.1.orig/src/fs/exec.c\n+++ linux-6.1/src/fs/exec.c\n@@ -1 +1 @@\n-a\n+b\n";
+	static const char git[] =
+		"diff --git a/x/drivers/a.c b/x/drivers/b.c\n"
+		"similarity index 90%\n"
+		"rename from x/drivers/a.c\n"
+		"rename to x/drivers/b.c\n"
+		"--- a/x/drivers/a.c\n"
+		"+++ b/x/drivers/b.c\n"
+		"@@ -1 +1 @@\n-a\n+b\n"
+		"diff --git a/x/Makefile b/x/Makefile\n"
+		"--- a/x/Makefile\n"
+		"+++ b/x/Makefile\n"
+		"@@ -1 +1 @@\n-a\n+b\n";
+	struct patch p;
+
+	(void)state;
+	/* -p0: names as written, which -p1 refuses */
+	parse_strip_ok(plain, 0, &p);
+	assert_string_equal(p.files[0].old_path, "fs/exec.c");
+	patch_release(&p);
+	PARSE_FAILS("--- Makefile\n+++ Makefile\n@@ -1 +1 @@\n-a\n+b\n",
+		    "line 2: Makefile: no leading directory to strip");
+	parse_strip_ok("--- Makefile\n+++ Makefile\n@@ -1 +1 @@\n-a\n+b\n", 0, &p);
+	assert_string_equal(p.files[0].old_path, "Makefile");
+	patch_release(&p);
+	/* -p0 and /dev/null: a plain diff that adds a file */
+	parse_strip_ok("--- /dev/null\n+++ scripts/new.sh\n@@ -0,0 +1 @@\n+x\n", 0, &p);
+	assert_int_equal(p.files[0].change, PATCH_ADD);
+	assert_string_equal(p.files[0].new_path, "scripts/new.sh");
+	patch_release(&p);
+
+	/* -p2 */
+	parse_strip_ok(deep, 2, &p);
+	assert_string_equal(p.files[0].old_path, "fs/exec.c");
+	patch_release(&p);
+	parse_strip_fails(plain, 2, "line 2: fs/exec.c: fewer than 2 leading directories to strip (-p2)");
+
+	/* git: rename names have no a/ b/, so they lose one component less */
+	parse_strip_ok(git, 2, &p);
+	assert_int_equal(p.n_files, 2);
+	assert_int_equal(p.files[0].change, PATCH_RENAME);
+	assert_string_equal(p.files[0].old_path, "drivers/a.c");
+	assert_string_equal(p.files[0].new_path, "drivers/b.c");
+	assert_int_equal(p.files[1].change, PATCH_MODIFY);
+	assert_string_equal(p.files[1].old_path, "Makefile");
+	patch_release(&p);
+
+	/* -p0 still refuses what leaves the tree */
+	parse_strip_fails("--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", 0,
+			  "line 2: /etc/passwd: leaves the tree");
+	parse_strip_fails("--- ../x\n+++ ../x\n@@ -1 +1 @@\n-a\n+b\n", 0,
+			  "line 2: ../x: leaves the tree");
+	parse_strip_fails("--- a/../../x\n+++ a/../../x\n@@ -1 +1 @@\n-a\n+b\n", 2,
+			  "leaves the tree");
+	parse_strip_fails(plain, PATCH_MAX_STRIP + 1,
+			  "-p100: cannot strip more than 99 leading directories");
+}
+
+static void test_copies(void **state)
+{
+	struct patch p;
+	const struct patch_file *f;
+
+	(void)state;
+	parse_ok("diff --git a/drivers/a.c b/drivers/c.c\n"
+		 "similarity index 100%\n"
+		 "copy from drivers/a.c\n"
+		 "copy to drivers/c.c\n"
+		 "diff --git a/lib/x.c b/lib/y.c\n"			/* 5 */
+		 "similarity index 80%\n"
+		 "copy from lib/x.c\n"
+		 "copy to lib/y.c\n"
+		 "index 5555555..6666666 100644\n"
+		 "--- a/lib/x.c\n"
+		 "+++ b/lib/y.c\n"
+		 "@@ -1,2 +1,2 @@\n"
+		 " a\n"
+		 "-b\n"
+		 "+B\n"
+		 "diff --git \"a/q/caf\\303\\251\" \"b/q/caf\\303\\251 2\"\n"	/* 16 */
+		 "similarity index 100%\n"
+		 "copy from \"q/caf\\303\\251\"\n"
+		 "copy to \"q/caf\\303\\251 2\"\n", &p);
+	assert_int_equal(p.n_files, 3);
+	f = &p.files[0];
+	assert_int_equal(f->change, PATCH_COPY);
+	assert_string_equal(f->old_path, "drivers/a.c");
+	assert_string_equal(f->new_path, "drivers/c.c");
+	assert_int_equal(f->n_hunks, 0);
+	f = &p.files[1];
+	assert_int_equal(f->change, PATCH_COPY);
+	assert_string_equal(f->old_path, "lib/x.c");
+	assert_string_equal(f->new_path, "lib/y.c");
+	assert_int_equal(f->patch_line, 5);
+	assert_int_equal(f->n_hunks, 1);
+	assert_line(&f->hunks[0].lines[2], '+', "B");
+	f = &p.files[2];
+	assert_int_equal(f->change, PATCH_COPY);
+	assert_string_equal(f->new_path, "q/caf\303\251 2");
+	patch_release(&p);
+}
+
+static void test_mode_changes(void **state)
+{
+	struct patch p;
+	const struct patch_file *f;
+
+	(void)state;
+	parse_ok("diff --git a/tools/run b/tools/run\n"
+		 "old mode 100644\n"
+		 "new mode 100755\n"
+		 "index 1111111..2222222\n"
+		 "--- a/tools/run\n"
+		 "+++ b/tools/run\n"
+		 "@@ -1 +1 @@\n-a\n+b\n"
+		 "diff --git a/tools/link b/tools/link\n"
+		 "new file mode 120000\n"
+		 "--- /dev/null\n"
+		 "+++ b/tools/link\n"
+		 "@@ -0,0 +1 @@\n+run\n\\ No newline at end of file\n"
+		 "diff --git a/tools/old b/tools/old\n"
+		 "deleted file mode 100755\n"
+		 "--- a/tools/old\n"
+		 "+++ /dev/null\n"
+		 "@@ -1 +0,0 @@\n-x\n"
+		 "diff --git a/a.sh b/b.sh\n"
+		 "old mode 100755\n"
+		 "new mode 100644\n"
+		 "similarity index 100%\n"
+		 "rename from a.sh\n"
+		 "rename to b.sh\n", &p);
+	assert_int_equal(p.n_files, 4);
+	f = &p.files[0];
+	assert_int_equal(f->change, PATCH_MODIFY);
+	assert_int_equal(f->new_mode, 0100755);
+	assert_int_equal(f->n_hunks, 1);
+	f = &p.files[1];
+	assert_int_equal(f->change, PATCH_ADD);
+	assert_int_equal(f->new_mode, 0120000);
+	assert_true(f->hunks[0].lines[0].no_eol);
+	f = &p.files[2];
+	assert_int_equal(f->change, PATCH_DELETE);
+	assert_int_equal(f->new_mode, 0);
+	f = &p.files[3];
+	assert_int_equal(f->change, PATCH_RENAME);
+	assert_int_equal(f->new_mode, 0100644);
+	patch_release(&p);
+}
+
+/* diffs without "diff --git": diff -urN, quilt's Index: lines, /dev/null */
+static void test_traditional_diffs(void **state)
+{
+	struct patch p;
+
+	(void)state;
+	parse_ok("From: someone\n"
+		 "Subject: a DEP-3 header\n"
+		 "Forwarded: not-needed\n"
+		 "\n"
+		 "Index: linux/fs/a.c\n"
+		 "===================================================================\n"
+		 "--- linux.orig/fs/a.c\n"
+		 "+++ linux/fs/a.c\n"
+		 "@@ -1 +1 @@\n-a\n+b\n"
+		 "diff -urN a/fs/new.c b/fs/new.c\n"
+		 "--- /dev/null\t1970-01-01 00:00:00.000000000 +0000\n"
+		 "+++ b/fs/new.c\t2024-01-01 00:00:00.000000000 +0000\n"
+		 "@@ -0,0 +1,2 @@\n+x\n+y\n"
+		 "Index: linux/fs/gone.c\n"
+		 "===================================================================\n"
+		 "--- linux.orig/fs/gone.c\n"
+		 "+++ /dev/null\n"
+		 "@@ -1,2 +0,0 @@\n-x\n-y\n"
+		 /* names that differ after -p1: git takes +++ unless --- is a prefix of it */
+		 "--- a/x.c\n+++ b/yy.c\n@@ -1 +1 @@\n-a\n+b\n"
+		 "--- a/z.c\n+++ b/z.c.new\n@@ -1 +1 @@\n-a\n+b\n", &p);
+	assert_int_equal(p.n_files, 5);
+	assert_int_equal(p.files[0].change, PATCH_MODIFY);
+	assert_string_equal(p.files[0].old_path, "fs/a.c");
+	assert_int_equal(p.files[1].change, PATCH_ADD);
+	assert_string_equal(p.files[1].new_path, "fs/new.c");
+	assert_int_equal(p.files[2].change, PATCH_DELETE);
+	assert_string_equal(p.files[2].old_path, "fs/gone.c");
+	assert_string_equal(p.files[3].old_path, "yy.c");
+	assert_string_equal(p.files[4].old_path, "z.c");
+	patch_release(&p);
 }
 
 static void test_not_a_text_file(void **state)
@@ -643,6 +892,10 @@ int main(void)
 		cmocka_unit_test(test_paths_outside_the_tree),
 		cmocka_unit_test(test_truncated_and_miscounted_hunks),
 		cmocka_unit_test(test_hunk_headers),
+		cmocka_unit_test(test_strip_levels),
+		cmocka_unit_test(test_copies),
+		cmocka_unit_test(test_mode_changes),
+		cmocka_unit_test(test_traditional_diffs),
 		cmocka_unit_test(test_not_a_text_file),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_every_prefix),

@@ -151,11 +151,71 @@ static void test_unsafe_names(void **state)
 		     "queue-6.1/series:4: \"sub/../../y.patch\" leaves the queue directory");
 	assert_entry(&series, 4, "sub/..", 5,
 		     "queue-6.1/series:5: \"sub/..\" leaves the queue directory");
-	assert_entry(&series, 5, "two words.patch", 6,
-		     "queue-6.1/series:6: \"two words.patch\" contains whitespace");
+	/* quilt reads the second word as an option to patch */
+	assert_entry(&series, 5, "two", 6,
+		     "queue-6.1/series:6: \"two\" has option \"words.patch\", which the gate "
+		     "does not support (only -pN)");
 	assert_entry(&series, 6, "..dots-are-fine..patch", 7, NULL);
 	assert_entry(&series, 7, "./sub/fine.patch", 8, NULL);
 	assert_entry(&series, 8, "ok-2.patch", 9, NULL);
+	series_release(&series);
+}
+
+static void assert_strip(const struct series *series, size_t i, unsigned strip)
+{
+	assert_true(i < series->n_entries);
+	if (series->entries[i].strip != strip)
+		fail_msg("entry %zu (%s): expected strip level %u, got %u", i,
+			 series->entries[i].name, strip, series->entries[i].strip);
+}
+
+static void test_quilt_options(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct series series;
+
+	(void)state;
+	assert_int_equal(PARSE("plain.patch\n"
+			       "bugfix/x86/p0.patch -p0\n"
+			       "p1.patch\t-p1   # as the default\n"
+			       "p2.patch -p2\n"
+			       "p12.patch -p12\r\n"
+			       "reverse.patch -R\n"
+			       "fuzzy.patch --fuzz=3\n"
+			       "two-p.patch -p0 -p1\n"
+			       "big-p.patch -p100\n"
+			       "bare-p.patch -p\n"
+			       "p1-and-r.patch -p1 -R # reverted\n",
+			       &series, &err), 0);
+	assert_string_equal(err.buf, "");
+	assert_int_equal(series.n_entries, 11);
+	assert_entry(&series, 0, "plain.patch", 1, NULL);
+	assert_strip(&series, 0, 1);
+	assert_entry(&series, 1, "bugfix/x86/p0.patch", 2, NULL);
+	assert_strip(&series, 1, 0);
+	assert_entry(&series, 2, "p1.patch", 3, NULL);
+	assert_strip(&series, 2, 1);
+	assert_entry(&series, 3, "p2.patch", 4, NULL);
+	assert_strip(&series, 3, 2);
+	assert_entry(&series, 4, "p12.patch", 5, NULL);
+	assert_strip(&series, 4, 12);
+	assert_entry(&series, 5, "reverse.patch", 6,
+		     "queue-6.1/series:6: \"reverse.patch\" has option \"-R\", which the gate "
+		     "does not support (only -pN)");
+	assert_entry(&series, 6, "fuzzy.patch", 7,
+		     "queue-6.1/series:7: \"fuzzy.patch\" has option \"--fuzz=3\", which the gate "
+		     "does not support (only -pN)");
+	assert_entry(&series, 7, "two-p.patch", 8,
+		     "queue-6.1/series:8: \"two-p.patch\" has more than one -p option");
+	assert_entry(&series, 8, "big-p.patch", 9,
+		     "queue-6.1/series:9: \"big-p.patch\" has option \"-p100\", which the gate "
+		     "does not support (only -pN)");
+	assert_entry(&series, 9, "bare-p.patch", 10,
+		     "queue-6.1/series:10: \"bare-p.patch\" has option \"-p\", which the gate "
+		     "does not support (only -pN)");
+	assert_entry(&series, 10, "p1-and-r.patch", 11,
+		     "queue-6.1/series:11: \"p1-and-r.patch\" has option \"-R\", which the gate "
+		     "does not support (only -pN)");
 	series_release(&series);
 }
 
@@ -382,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_last_line),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_unsafe_names),
+		cmocka_unit_test(test_quilt_options),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_origin_default),
 		cmocka_unit_test(test_long_name),
