@@ -671,8 +671,8 @@ static int record_snapshot(sqlite3 *db, const struct queue_snapshot *snap, sqlit
 		const struct queue_patch *p = &snap->patches[i];
 
 		if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO patch (snapshot_id, position, name, upstream, "
-				       "subject, author, content_hash, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-				       -1, &st, NULL) != SQLITE_OK)
+				       "subject, author, content_hash, error, date, message_id) "
+				       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 			goto out;
 		sqlite3_bind_int64(st, 1, *ret_id);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
@@ -687,6 +687,10 @@ static int record_snapshot(sqlite3 *db, const struct queue_snapshot *snap, sqlit
 			sqlite3_bind_text(st, 7, p->hash, -1, SQLITE_STATIC);
 		if (p->error)
 			sqlite3_bind_text(st, 8, p->error, -1, SQLITE_STATIC);
+		if (p->content && p->header.date)
+			sqlite3_bind_text(st, 9, p->header.date, -1, SQLITE_STATIC);
+		if (p->content && p->header.message_id)
+			sqlite3_bind_text(st, 10, p->header.message_id, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto out;
 		sqlite3_finalize(st);
@@ -933,6 +937,12 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 				    ? json_string(p->header.upstream) : json_null());
 		json_object_set_new(o, "subject", p->content && p->header.subject
 				    ? json_string(p->header.subject) : json_null());
+		json_object_set_new(o, "author", p->content && p->header.author
+				    ? json_string(p->header.author) : json_null());
+		json_object_set_new(o, "date", p->content && p->header.date
+				    ? json_string(p->header.date) : json_null());
+		json_object_set_new(o, "message_id", p->content && p->header.message_id
+				    ? json_string(p->header.message_id) : json_null());
 		json_object_set_new(o, "status", json_string(patch_status_name(v->status)));
 		json_object_set_new(o, "reason", v->status == PATCH_DROP && reason
 				    ? json_string(reason) : json_null());

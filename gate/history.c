@@ -347,7 +347,7 @@ static bool is_sha_prefix(const char *key)
 
 #define PATCH_VERDICTS_SELECT \
 	"SELECT r.id, s.queue, r.started_at, p.name, p.upstream, p.subject, v.status, v.reason," \
-	" v.regressions, v.changes, v.evidence" \
+	" v.regressions, v.changes, v.evidence, p.author, p.date, p.message_id" \
 	" FROM verdict v JOIN patch p ON p.id = v.patch_id JOIN run r ON r.id = v.run_id" \
 	" JOIN snapshot s ON s.id = r.snapshot_id"
 #define PATCH_VERDICTS_ORDER " ORDER BY r.started_at DESC, r.id DESC, p.position"
@@ -408,6 +408,9 @@ json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err)
 			goto out;
 		obj_set(v, "changes", names);
 		obj_set(v, "evidence", text_json(st, 10));
+		obj_set(v, "author", text_json(st, 11));
+		obj_set(v, "date", text_json(st, 12));
+		obj_set(v, "message_id", text_json(st, 13));
 	}
 	if (rc != SQLITE_DONE)
 		r = db_error(db, "reading verdicts", err);

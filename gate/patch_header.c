@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mail.h"
 #include "patch_header.h"
 #include "strbuf.h"
 
@@ -384,11 +385,21 @@ static char *xstrdup(const char *s)
 	return copy;
 }
 
+/* Move @s into *@to, replacing what was there. */
+static void take(char **to, char **s)
+{
+	free(*to);
+	*to = *s;
+	*s = NULL;
+}
+
 int patch_header_parse(const char *text, size_t len, struct patch_header *ret)
 {
 	struct fields mail = { STRBUF_INIT, STRBUF_INIT, false, false };
 	struct fields in_body = { STRBUF_INIT, STRBUF_INIT, false, false };
 	struct strbuf first_line = STRBUF_INIT;
+	struct mail decoded;
+	bool is_mail = false;
 	struct reader r;
 	struct line l;
 
@@ -400,6 +411,18 @@ int patch_header_parse(const char *text, size_t len, struct patch_header *ret)
 	if (!len) {
 		ret->stable_only = true;
 		return 0;
+	}
+
+	/*
+	 * A mail (transport headers first, MIME, encoded words) is read as
+	 * git mailinfo reads it; its decoded text, which starts with clean
+	 * From:/Date:/Subject:/Message-ID: lines, is what the rest looks at.
+	 * When that fails (too big, an unknown charset), the raw text is.
+	 */
+	if (mail_has_headers(text, len) && mail_parse(text, len, &decoded, NULL) == 0) {
+		is_mail = true;
+		text = decoded.text;
+		len = decoded.len;
 	}
 
 	r.pos = text;
@@ -461,6 +484,14 @@ int patch_header_parse(const char *text, size_t len, struct patch_header *ret)
 		ret->subject = strbuf_detach(&first_line, NULL);
 	if (mail.from.len)
 		ret->author = strbuf_detach(&mail.from, NULL);
+	if (is_mail) {
+		if (decoded.subject)
+			take(&ret->subject, &decoded.subject);
+		take(&ret->author, &decoded.author);
+		take(&ret->date, &decoded.date);
+		take(&ret->message_id, &decoded.message_id);
+		mail_release(&decoded);
+	}
 	ret->is_revert = ret->subject && !strncmp(ret->subject, "Revert \"", 8);
 	ret->stable_only = !ret->upstream[0] && !ret->cherry_picked[0];
 
@@ -476,6 +507,8 @@ void patch_header_release(struct patch_header *header)
 		return;
 	free(header->subject);
 	free(header->author);
+	free(header->date);
+	free(header->message_id);
 	free(header->stable_deps);
 	memset(header, 0, sizeof(*header));
 }

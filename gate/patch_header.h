@@ -18,12 +18,19 @@
  *     format-patch separator before the diffstat). Only complete lines in
  *     the first PATCH_HEADER_MAX_BYTES are looked at. Lines may end in
  *     "\r\n".
- *   - Mail headers, when the text starts with an mbox "From <sha> <date>"
- *     line or with a From:, Subject: or Date: header; they run to the
- *     first blank line. Folded (continued) lines are joined with one space.
- *     As in `git am`, From:/Subject:/Date: lines at the very top of the
- *     message ("in-body headers") override the mail headers.
- *     RFC 2047 encoded words (=?UTF-8?q?...?=) are not decoded.
+ *   - Mail headers, when the text starts (after an optional mbox
+ *     "From <sha> <date>" line) with a header block that names a From:,
+ *     Subject:, Date: or Message-ID:, whatever other headers come first
+ *     (Return-Path:, Received:, DKIM-Signature: ...). Such a text is read
+ *     by mail_parse() (gate/mail.h), as git mailinfo reads it: folded
+ *     lines joined, RFC 2047 encoded words decoded, From: normalised to
+ *     "Name <addr>", the subject cleaned, a quoted-printable, base64 or
+ *     multipart body decoded; the region below is then taken from the
+ *     decoded text. As in `git am`, From:/Subject:/Date: lines at the very
+ *     top of the message ("in-body headers") override the mail headers.
+ *     A mail that mail_parse() refuses (larger than PATCH_MAX_BYTES, a
+ *     charset iconv does not know) is read as it is, with only a From:,
+ *     Subject: or Date: header accepted as its first line.
  *   - The message: the rest of the region.
  * Anything malformed is simply not matched; nothing is read past @len.
  */
@@ -39,13 +46,24 @@
 
 struct patch_header {
 	/*
-	 * Owned, NULL when none. The Subject: header with any leading
-	 * bracket groups ("[PATCH 6.1 012/345] ") removed; without a
-	 * Subject: header, the first non-empty line of the message.
+	 * Owned, NULL when none. The Subject: header (in-body Subject:
+	 * first) cleaned as git mailinfo does: leading "Re:" and bracket
+	 * groups ("[PATCH 6.1 012/345] ") removed; without a Subject: header,
+	 * or with nothing left of it, the first non-empty line of the message.
 	 */
 	char *subject;
-	/* Owned, NULL when none: the From: header, e.g. "A <a@b.org>". */
+	/*
+	 * Owned, NULL when none: the From: header (in-body From: first),
+	 * e.g. "A <a@b.org>".
+	 */
 	char *author;
+	/* Owned, NULL when none: the Date: header as written, unfolded. */
+	char *date;
+	/*
+	 * Owned, NULL when none: the Message-ID: header without its angle
+	 * brackets, e.g. "20240205151112.1234-12-sashal@kernel.org".
+	 */
+	char *message_id;
 	/*
 	 * The upstream commit, from the first message line of the form
 	 * "commit <sha> upstream." or "[ Upstream commit <sha> ]" (any case,

@@ -16,6 +16,7 @@
 #include <git2.h>
 
 #include "xalloc.h"
+#include "mail.h"
 #include "queue.h"
 #include "runcmd.h"
 #include "series.h"
@@ -297,14 +298,109 @@ static const char *read_error_reason(int r)
 	}
 }
 
+/* One patch out of a series file: the file itself, or one message of an mbox. */
+struct piece {
+	char *name;			/* owned; NULL: the entry's own name */
+	char hash[SHA256_HEX_LEN + 1];	/* of the raw bytes */
+	char *text;			/* owned, NUL-terminated: what is parsed */
+	size_t len;
+	char *error;			/* owned: why the mail could not be decoded */
+};
+
+/*
+ * Cut the bytes of series entry @name into pieces (@raw is consumed): an
+ * mbox of several messages gives one piece per patch, "<name>#<n>" from 1,
+ * hashed over that message's raw bytes; a MIME or transfer-encoded mail
+ * gives its decoded text (hashed over the raw file); anything else, or a
+ * mail that does not decode (with the reason in ->error), the raw bytes.
+ */
+static size_t cut_pieces(const char *name, struct strbuf *raw, struct piece **ret)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct piece *v = NULL;
+	size_t n = 1;
+
+	if (mail_is_mbox(raw->buf, raw->len)) {
+		struct mailbox box;
+
+		if (mailbox_parse(raw->buf, raw->len, &box, &why) == 0 && box.n) {
+			n = box.n;
+			v = calloc(n, sizeof(*v));
+			if (!v)
+				abort();
+			for (size_t i = 0; i < n; i++) {
+				struct mail *m = &box.mails[i];
+
+				v[i].name = xasprintf("%s#%zu", name, i + 1);
+				sha256_hex(raw->buf + m->raw_offset, m->raw_len, v[i].hash);
+				v[i].text = m->text;
+				v[i].len = m->len;
+				m->text = NULL;
+			}
+		} else if (!why.len) {
+			strbuf_addf(&why, "mail: the mbox holds no patch (%zu cover letter(s))",
+				    box.n_cover_letters);
+		}
+		mailbox_release(&box);
+	} else if (mail_needs_decoding(raw->buf, raw->len)) {
+		struct mail m;
+
+		if (mail_parse(raw->buf, raw->len, &m, &why) == 0) {
+			v = calloc(1, sizeof(*v));
+			if (!v)
+				abort();
+			sha256_hex(raw->buf, raw->len, v->hash);
+			v->text = m.text;
+			v->len = m.len;
+			m.text = NULL;
+		}
+		mail_release(&m);
+	}
+	if (!v) {
+		v = calloc(1, sizeof(*v));
+		if (!v)
+			abort();
+		sha256_hex(raw->buf, raw->len, v->hash);
+		v->text = strbuf_detach(raw, &v->len);
+		v->error = why.len ? strbuf_detach(&why, NULL) : NULL;
+	}
+	strbuf_release(raw);
+	strbuf_release(&why);
+	*ret = v;
+	return n;
+}
+
+/* A new, empty entry at the end of @snap for series entry @e. */
+static struct queue_patch *add_patch(struct queue_snapshot *snap, const struct series_entry *e,
+				     const char *name)
+{
+	size_t n = snap->n;
+	struct queue_patch *p;
+
+	/* Room for 1, 2, 4, 8, ...: the array is full when n is 0 or a power of two. */
+	if ((n & (n - 1)) == 0) {
+		p = realloc(snap->patches, (n ? n * 2 : 1) * sizeof(*snap->patches));
+		if (!p)
+			abort();
+		snap->patches = p;
+	}
+	p = &snap->patches[snap->n++];
+	memset(p, 0, sizeof(*p));
+	p->name = xstrdup(name ? name : e->name);
+	p->series_line = e->line;
+	return p;
+}
+
+/* Append the entries series entry @e gives: one, or one per patch of an mbox. */
 static void load_patch(struct source *s, const char *origin, const struct series_entry *e,
-		       struct queue_patch *p)
+		       struct queue_snapshot *snap)
 {
 	struct strbuf content = STRBUF_INIT, err = STRBUF_INIT;
+	struct queue_patch *p = add_patch(snap, e, NULL);
+	struct piece *pieces;
+	size_t n_pieces;
 	int r;
 
-	p->name = xstrdup(e->name);
-	p->series_line = e->line;
 	if (e->error) {
 		p->error = xstrdup(e->error);
 		return;
@@ -315,13 +411,30 @@ static void load_patch(struct source *s, const char *origin, const struct series
 		strbuf_release(&content);
 		return;
 	}
-	sha256_hex(content.buf, content.len, p->hash);
-	p->len = content.len;
-	p->content = strbuf_detach(&content, NULL);
-	patch_header_parse(p->content, p->len, &p->header);
-	r = patch_parse(p->content, p->len, &p->parsed, &err);
-	if (r < 0)
-		p->error = xasprintf("%s: %s", e->name, err.buf);
+	n_pieces = cut_pieces(e->name, &content, &pieces);
+	for (size_t i = 0; i < n_pieces; i++) {
+		struct piece *piece = &pieces[i];
+
+		/* the entry added above takes the first piece */
+		p = i ? add_patch(snap, e, piece->name) : &snap->patches[snap->n - 1];
+		if (!i && piece->name) {
+			free(p->name);
+			p->name = xstrdup(piece->name);
+		}
+		memcpy(p->hash, piece->hash, sizeof(p->hash));
+		p->len = piece->len;
+		p->content = piece->text;
+		patch_header_parse(p->content, p->len, &p->header);
+		r = patch_parse_strip(p->content, p->len, e->strip, &p->parsed, &err);
+		if (piece->error)
+			p->error = xasprintf("%s: %s", p->name, piece->error);
+		else if (r < 0)
+			p->error = xasprintf("%s: %s", p->name, err.buf);
+		strbuf_reset(&err);
+		free(piece->name);
+		free(piece->error);
+	}
+	free(pieces);
 	strbuf_release(&err);
 }
 
@@ -393,14 +506,12 @@ int queue_load(const struct queue_request *req, struct queue_snapshot *ret, stru
 	r = series_parse(series_text.buf, series_text.len, origin, &series, err);
 	if (r < 0)
 		goto out;
-	ret->patches = calloc(series.n_entries ? series.n_entries : 1, sizeof(*ret->patches));
-	if (!ret->patches)
-		abort();
-	ret->n = series.n_entries;
+	/* An mbox entry becomes several patches: ret->patches grows as they come. */
+	for (size_t i = 0; i < series.n_entries; i++)
+		load_patch(&s, origin, &series.entries[i], ret);
 	h = hash_begin();
 	hash_feed(h, series_text.buf, series_text.len);
-	for (size_t i = 0; i < series.n_entries; i++) {
-		load_patch(&s, origin, &series.entries[i], &ret->patches[i]);
+	for (size_t i = 0; i < ret->n; i++) {
 		hash_feed(h, ret->patches[i].name, strlen(ret->patches[i].name) + 1);
 		hash_feed(h, ret->patches[i].hash, strlen(ret->patches[i].hash) + 1);
 	}

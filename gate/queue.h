@@ -11,6 +11,13 @@
  * cannot be used (a bad name, a missing or non-text file, an empty or
  * binary patch, a path outside the tree) keeps an error that names the
  * file and line; the rest of the queue is still read.
+ *
+ * Patches saved from a mailing list are read as `git am` reads them
+ * (gate/mail.h): a quoted-printable, base64, multipart or non-UTF-8 mail
+ * is decoded first; an mbox of several messages (git format-patch
+ * --stdout, b4 am, a lore mboxrd) becomes one queue_patch per patch, in
+ * order, named "<file>#<n>" (n from 1; cover letters skipped), each with
+ * the entry's series_line.
  */
 #ifndef GATE_QUEUE_H
 #define GATE_QUEUE_H
@@ -27,11 +34,20 @@
 #define QUEUE_MAX_SERIES_BYTES (4u << 20)
 
 struct queue_patch {
-	char *name;			/* as written in series */
+	char *name;			/* as written in series; "<file>#<n>" out of an mbox */
 	unsigned series_line;
-	char *content;			/* owned, NUL-terminated copy; NULL if unread */
+	/*
+	 * Owned, NUL-terminated; NULL if unread: what was parsed, the file's
+	 * bytes or, for a decoded mail or an mbox patch, the text mail_parse()
+	 * gives (clean From:/Date:/Subject:/Message-ID: lines, decoded body).
+	 */
+	char *content;
 	size_t len;
-	char hash[SHA256_HEX_LEN + 1];	/* of the content; "" if unread */
+	/*
+	 * Of the raw bytes read (not of a decoded text): the file's, or for
+	 * an mbox patch its message's, from its "From " line; "" if unread.
+	 */
+	char hash[SHA256_HEX_LEN + 1];
 	char *error;			/* why it cannot be used; NULL when it can */
 	struct patch_header header;
 	struct patch parsed;

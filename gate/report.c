@@ -64,6 +64,12 @@ void report_render_text(const json_t *report, struct strbuf *out)
 			strbuf_addf(out, "  %s  [%s]\n", str(p, "name"), str(p, "reason"));
 			if (json_is_string(json_object_get(p, "subject")))
 				strbuf_addf(out, "      \"%s\"\n", str(p, "subject"));
+			if (json_is_string(json_object_get(p, "author")))
+				strbuf_addf(out, "      from %s%s%s\n", str(p, "author"),
+					    json_is_string(json_object_get(p, "date")) ? ", " : "",
+					    json_is_string(json_object_get(p, "date")) ? str(p, "date") : "");
+			if (json_is_string(json_object_get(p, "message_id")))
+				strbuf_addf(out, "      message-id <%s>\n", str(p, "message_id"));
 			if (json_is_string(json_object_get(p, "upstream")))
 				strbuf_addf(out, "      upstream %s\n", str(p, "upstream"));
 			if (json_array_size(regs)) {

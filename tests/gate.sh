@@ -254,3 +254,23 @@ expect_contains "needs a dropped patch: and the file it needs it for" \
 	"(it needs $culprit, which changes fs/binfmt_script.c)" "$(jqr '.patches[1].evidence')"
 expect_eq "needs a dropped patch: the kept tree is base's" "$(jqr .kept_tree)" \
 	"$(git -C "$cache/linux-6.1/src" rev-parse 'base^{tree}' 2>/dev/null)"
+
+# Patches as they come from the list, read as git am reads them: a raw
+# mail (transport headers first), an mbox of three behind a cover letter,
+# a quoted-printable mail. Each is named by its Subject, not its first line.
+gate_run --queue "$top/tests/data/queues/mail"
+expect_eq "mail queue: exit status 0" 0 "$status"
+expect_eq "mail queue: one entry per patch, the mbox by file and index" \
+	"binfmts-say-what-struct-linux_binprm-holds.eml comment-fixes.mbox#1 comment-fixes.mbox#2 comment-fixes.mbox#3 docs-binfmt-misc-replace-aka.eml" \
+	"$(jqr '[.patches[].name] | join(" ")')"
+expect_eq "mail queue: subjects from Subject:, cleaned" \
+	"binfmts: say what struct linux_binprm holds|exec: fix the binfmt rewrite limit in a comment|e1000: reword the kernel-doc of e1000_get_hw_dev()|fork: do not point at entry.S in the header comment|docs: binfmt-misc: replace ‘aka’ in the introduction" \
+	"$(jqr '[.patches[].subject] | join("|")')"
+expect_eq "mail queue: the raw mail's author, date and message-id" \
+	"Jane Doe <jane@example.org>|Mon, 2 Dec 2024 10:00:00 +0100|20241202090000.4242-1-jane@example.org" \
+	"$(jqr '.patches[0] | "\(.author)|\(.date)|\(.message_id)"')"
+expect_eq "mail queue: the quoted-printable mail's author, decoded" \
+	"Ilpo Järvinen <ilpo.jarvinen@linux.intel.com>" "$(jqr '.patches[4].author')"
+expect_contains "mail queue: history names the patch by its subject" \
+	"binfmts: say what struct linux_binprm holds" \
+	"$("$gate" history --db "$db" --patch binfmts-say-what-struct-linux_binprm-holds.eml --json)"

@@ -37,7 +37,7 @@ FUZZ_RUN_FLAGS = -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=$(FUZZ_
 # The sources each target is built from, besides tests/fuzz/<target>_fuzz.c.
 # Built here with clang and the sanitizers, not taken from libgate.a (gcc).
 FUZZ_SRCS_series := gate/series.c gate/strbuf.c
-FUZZ_SRCS_patch_header := gate/patch_header.c gate/strbuf.c
+FUZZ_SRCS_patch_header := gate/patch_header.c gate/mail.c gate/strbuf.c
 FUZZ_SRCS_patch_apply := gate/patch.c gate/apply.c gate/strbuf.c
 FUZZ_SRCS_webhook := gate/webhook.c gate/strbuf.c
 FUZZ_SRCS_ktap := gate/ktap.c gate/strbuf.c

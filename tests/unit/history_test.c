@@ -50,6 +50,10 @@ static const char fixture_sql[] =
 	" (4, 3, '6.6.50', 's1', 'error', 'boot: /dev/kvm: permission denied', '{\"run\": 4, \"verdict\": \"error\"}',"
 	"  0, 0, '2026-01-04T10:00:00Z', '2026-01-04T10:00:01Z', 1.0),"
 	" (5, 2, '6.1.192', 's1', 'running', NULL, NULL, 0, 0, '2026-01-05T10:00:00Z', NULL, NULL);"
+	"UPDATE run SET kept_tree = '1111111111111111111111111111111111111111',"
+	" kept_commit = '2222222222222222222222222222222222222222' WHERE id = 1;"
+	"UPDATE patch SET author = 'A U Thor <author@example.org>', date = 'Mon, 2 Dec 2024 10:00:00 +0100',"
+	" message_id = '20241202-1-author@example.org' WHERE id = 2;"
 	"INSERT INTO verdict (run_id, patch_id, status, reason, regressions, changes, evidence) VALUES"
 	" (1, 1, 'ok', NULL, '[]', '[]', ''),"
 	" (1, 2, 'drop', 'regression', '[\"test.pl\", \"exact-trunc-arg\", \"nixos-2019\"]', '[]', 'test.pl: fail'),"
@@ -215,7 +219,9 @@ static void test_runs_newest_first(void **state)
 		    "{'run': 1, 'queue': 'queue-6.1', 'source': 'https://git.example/stable-queue.git',"
 		    " 'ref': 'master', 'commit': 'c1c1', 'base': '6.1.192', 'verdict': 'drop',"
 		    " 'started_at': '2026-01-01T10:00:00Z', 'finished_at': '2026-01-01T10:05:00Z',"
-		    " 'seconds': 300.5, 'builds': 3, 'boots': 4, 'error': null, 'drop': ['shebang.patch']}");
+		    " 'seconds': 300.5, 'builds': 3, 'boots': 4, 'error': null,"
+		    " 'kept_tree': '1111111111111111111111111111111111111111',"
+		    " 'kept_commit': '2222222222222222222222222222222222222222', 'drop': ['shebang.patch']}");
 	/* drops in series order; an error run; a run that has not finished */
 	expect_json(json_object_get(json_array_get(runs, 2), "drop"),
 		    "['exec-shebang-6.6.patch', 'broken.patch']");
@@ -223,12 +229,14 @@ static void test_runs_newest_first(void **state)
 		    "{'run': 4, 'queue': 'queue-6.6', 'source': 'patches/queues/b', 'ref': null, 'commit': null,"
 		    " 'base': '6.6.50', 'verdict': 'error', 'started_at': '2026-01-04T10:00:00Z',"
 		    " 'finished_at': '2026-01-04T10:00:01Z', 'seconds': 1.0, 'builds': 0, 'boots': 0,"
-		    " 'error': 'boot: /dev/kvm: permission denied', 'drop': []}");
+		    " 'error': 'boot: /dev/kvm: permission denied', 'kept_tree': null, 'kept_commit': null,"
+		    " 'drop': []}");
 	expect_json(json_array_get(runs, 0),
 		    "{'run': 5, 'queue': 'queue-6.1', 'source': 'https://git.example/stable-queue.git',"
 		    " 'ref': 'master', 'commit': 'c2c2', 'base': '6.1.192', 'verdict': 'running',"
 		    " 'started_at': '2026-01-05T10:00:00Z', 'finished_at': null, 'seconds': null,"
-		    " 'builds': 0, 'boots': 0, 'error': null, 'drop': []}");
+		    " 'builds': 0, 'boots': 0, 'error': null, 'kept_tree': null, 'kept_commit': null,"
+		    " 'drop': []}");
 	json_decref(answer);
 	strbuf_release(&err);
 }
@@ -351,7 +359,8 @@ static const char verdict_run1_shebang[] =
 	"{'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z', 'name': 'shebang.patch',"
 	" 'upstream': '" SHEBANG_SHA "', 'subject': 'exec: do not truncate', 'status': 'drop',"
 	" 'reason': 'regression', 'regressions': ['test.pl', 'exact-trunc-arg', 'nixos-2019'],"
-	" 'changes': [], 'evidence': 'test.pl: fail'}";
+	" 'changes': [], 'evidence': 'test.pl: fail', 'author': 'A U Thor <author@example.org>',"
+	" 'date': 'Mon, 2 Dec 2024 10:00:00 +0100', 'message_id': '20241202-1-author@example.org'}";
 
 static void test_patch_by_upstream(void **state)
 {
@@ -377,7 +386,8 @@ static void test_patch_by_upstream(void **state)
 			    "{'run': 3, 'queue': 'queue-6.6', 'started_at': '2026-01-03T10:00:00Z',"
 			    " 'name': 'exec-shebang-6.6.patch', 'upstream': '8099B047ECC431518B9BB6BDBBA3549BBECDC343',"
 			    " 'subject': 'exec: do not truncate', 'status': 'drop', 'reason': 'regression',"
-			    " 'regressions': ['test.pl'], 'changes': [], 'evidence': 'test.pl: fail on 6.6'}");
+			    " 'regressions': ['test.pl'], 'changes': [], 'evidence': 'test.pl: fail on 6.6',"
+			    " 'author': null, 'date': null, 'message_id': null}");
 		assert_string_equal(json_string_value(json_object_get(json_array_get(verdicts, 1), "status")), "ok");
 		expect_json(json_array_get(verdicts, 2), verdict_run1_shebang);
 		json_decref(answer);
@@ -403,7 +413,8 @@ static void test_patch_by_name(void **state)
 		    "{'key': 'broken.patch', 'match': 'name', 'verdicts': [{'run': 3, 'queue': 'queue-6.6',"
 		    " 'started_at': '2026-01-03T10:00:00Z', 'name': 'broken.patch', 'upstream': null,"
 		    " 'subject': 'fs: use a missing symbol', 'status': 'drop', 'reason': 'build',"
-		    " 'regressions': [], 'changes': [], 'evidence': 'fs/x.c:1: error ?'}]}");
+		    " 'regressions': [], 'changes': [], 'evidence': 'fs/x.c:1: error ?',"
+		    " 'author': null, 'date': null, 'message_id': null}]}");
 	json_decref(answer);
 
 	/* never seen: an empty list, whichever way the key is read */

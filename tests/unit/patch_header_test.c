@@ -472,6 +472,129 @@ static void test_random_bytes(void **state)
 	strbuf_release(&text);
 }
 
+/*
+ * A raw list mail: transport headers first (Return-Path:, Received:,
+ * DKIM-Signature: folded), "From:   Name <addr>" as vger writes it, a
+ * folded "Re: [PATCH v2 3/7]" subject, reply text and quoted lines.
+ * Before mail.c this was named "Return-Path: <...>".
+ */
+static const char list_mail[] =
+	"Return-Path: <stable+bounces-12345-greg=kroah.com@vger.kernel.org>\n"
+	"X-Original-To: greg@kroah.com\n"
+	"Received: from sy.mirrors.kernel.org (sy.mirrors.kernel.org [147.75.48.161])\n"
+	"\tby mail.kroah.com (Postfix) with ESMTPS id 9630493B23F\n"
+	"\tfor <greg@kroah.com>; Mon, 12 Nov 2018 16:09:40 +0000 (UTC)\n"
+	"DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/simple; d=redhat.com;\n"
+	"\th=From:To:Cc:Subject:Date:In-Reply-To:References:From;\n"
+	"\tb=1t552unRzpSoq0v8oBv6r8ivO3u5h0jeh8zwQgPxdtg86q0y5DW6w43NTI/l6+L1R\n"
+	"X-Mailing-List: stable@vger.kernel.org\n"
+	"Date: Mon, 12 Nov 2018 17:09:31 +0100\n"
+	"From:   Oleg Nesterov <oleg@redhat.com>\n"
+	"To: Andrew Morton <akpm@linux-foundation.org>\n"
+	"Subject: Re: [PATCH v2 3/7] exec: load_script: don't blindly truncate\n"
+	" shebang string\n"
+	"Message-ID: <20181112160931.GA28463@redhat.com>\n"
+	"In-Reply-To: <CAGXu5jKbVQjLj5ztSvsV3QR2XhXNzm4Lkm8NYGAuZhzT9xrX9w@mail.gmail.com>\n"
+	"\n"
+	"On 11/12, Kees Cook wrote:\n"
+	"> Shouldn't this say -ENOEXEC?\n"
+	"\n"
+	"Yes. Updated changelog below.\n"
+	"\n"
+	"commit 8099b047ecc431518b9bb6bdbba3549bbecdc343 upstream.\n"
+	"\n"
+	"Signed-off-by: Oleg Nesterov <oleg@redhat.com>\n"
+	"---\n"
+	" fs/binfmt_script.c | 6 ++++++\n";
+
+static void test_raw_list_mail(void **state)
+{
+	struct patch_header h;
+
+	(void)state;
+	assert_int_equal(parse(list_mail, &h), 0);
+	assert_string_equal(or_null(h.subject),
+			    "exec: load_script: don't blindly truncate shebang string");
+	assert_string_equal(or_null(h.author), "Oleg Nesterov <oleg@redhat.com>");
+	assert_string_equal(or_null(h.date), "Mon, 12 Nov 2018 17:09:31 +0100");
+	assert_string_equal(or_null(h.message_id), "20181112160931.GA28463@redhat.com");
+	assert_string_equal(h.upstream, "8099b047ecc431518b9bb6bdbba3549bbecdc343");
+	assert_false(h.stable_only);
+	patch_header_release(&h);
+	assert_null(h.date);
+	assert_null(h.message_id);
+}
+
+/* Date: and Message-ID: of format-patch mails; none for a plain diff. */
+static void test_date_and_message_id(void **state)
+{
+	struct patch_header h;
+
+	(void)state;
+	assert_int_equal(parse(shebang_patch, &h), 0);
+	assert_string_equal(or_null(h.date), "Thu, 3 Jan 2019 15:28:07 -0800");
+	assert_string_equal(or_null(h.message_id), "(null)");
+	patch_header_release(&h);
+
+	assert_int_equal(parse(autosel_patch, &h), 0);
+	assert_string_equal(or_null(h.date), "Mon, 5 Feb 2024 10:11:12 -0500");
+	assert_string_equal(or_null(h.message_id), "20240205151112.1234-12-sashal@kernel.org");
+	patch_header_release(&h);
+
+	/* an in-body Date: wins, as git am takes it */
+	assert_int_equal(parse("From: Q <q@example.org>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+			       "Subject: x\n\nDate: Tue, 2 Jan 2024 00:00:00 +0000\n\nbody\n", &h), 0);
+	assert_string_equal(or_null(h.date), "Tue, 2 Jan 2024 00:00:00 +0000");
+	patch_header_release(&h);
+
+	assert_int_equal(parse("diff --git a/x b/x\n--- a/x\n+++ b/x\n", &h), 0);
+	assert_null(h.date);
+	assert_null(h.message_id);
+	patch_header_release(&h);
+}
+
+/* RFC 2047 words in From: and Subject:, of the mail and in-body, are decoded. */
+static void test_encoded_words(void **state)
+{
+	struct patch_header h;
+
+	(void)state;
+	assert_int_equal(parse("From: =?ISO-8859-1?Q?Uwe_Kleine-K=F6nig?= <u@example.org>\n"
+			       "Subject: =?UTF-8?q?=5BPATCH=5D=20pwm=3A=20caf=C3=A9?=\n"
+			       " =?UTF-8?b?IGZpeA==?=\n"
+			       "\n"
+			       "[ Upstream commit 0123456789abcdef0123456789abcdef01234567 ]\n", &h), 0);
+	assert_string_equal(or_null(h.author), "Uwe Kleine-K\u00f6nig <u@example.org>");
+	assert_string_equal(or_null(h.subject), "pwm: caf\u00e9 fix");
+	assert_string_equal(h.upstream, "0123456789abcdef0123456789abcdef01234567");
+	patch_header_release(&h);
+
+	assert_int_equal(parse("From: Sender <s@example.org>\nSubject: [PATCH] x\n\n"
+			       "From: =?UTF-8?q?Ren=C3=A9_Doe?= <rene@example.org>\n\nbody\n", &h), 0);
+	assert_string_equal(or_null(h.author), "Ren\u00e9 Doe <rene@example.org>");
+	patch_header_release(&h);
+}
+
+/* A quoted-printable mail: the commit line is found in the decoded body. */
+static void test_quoted_printable_body(void **state)
+{
+	struct patch_header h;
+
+	(void)state;
+	assert_int_equal(parse("Received: from a by b\n"
+			       "From: A Person <ap@example.org>\n"
+			       "Subject: [PATCH 6.1] x: y\n"
+			       "Content-Type: text/plain; charset=UTF-8\n"
+			       "Content-Transfer-Encoding: quoted-printable\n"
+			       "\n"
+			       "commit 8099b047ecc431518b9bb6bdbba3549bbecdc343 upstr=\n"
+			       "eam.\n"
+			       "---\n", &h), 0);
+	assert_string_equal(h.upstream, "8099b047ecc431518b9bb6bdbba3549bbecdc343");
+	assert_string_equal(or_null(h.subject), "x: y");
+	patch_header_release(&h);
+}
+
 static void test_sha_matches(void **state)
 {
 	static const char full[] = "8099b047ecc431518b9bb6bdbba3549bbecdc343";
@@ -508,6 +631,10 @@ int main(void)
 		cmocka_unit_test(test_region_cap),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_sha_matches),
+		cmocka_unit_test(test_raw_list_mail),
+		cmocka_unit_test(test_date_and_message_id),
+		cmocka_unit_test(test_encoded_words),
+		cmocka_unit_test(test_quoted_printable_body),
 	};
 
 	return cmocka_run_group_tests_name("patch_header", tests, NULL, NULL);
