@@ -19,14 +19,18 @@ SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
 SUITE_PROBE_SRCS := $(SUITE_DIR)/probe.c
 SUITE_HDRS := $(wildcard $(SUITE_DIR)/*.h)
 
-# The gate: every gate/*.c but main.c goes into a library that the binary
-# and the unit tests (tests/unit/<module>_test.c) link.
+# The gate: one folder per layer (README.md, "Layout"), each including
+# only its own layer and those below it. Every gate/*/*.c
+# but builtin/main.c goes into a library that the binary and the unit tests
+# (tests/unit/<module>_test.c) link. Includes name their layer
+# ("basic/strbuf.h"): gate/ is the only include path.
 GATE_LIBS_PC := libgit2 sqlite3 jansson libcrypto libmicrohttpd libcurl libsystemd
-GATE_SRCS := $(filter-out gate/main.c,$(wildcard gate/*.c))
+GATE_MAIN := gate/builtin/main.c
+GATE_SRCS := $(filter-out $(GATE_MAIN),$(wildcard gate/*/*.c))
 GATE_OBJS := $(patsubst gate/%.c,$(BUILD)/gate/%.o,$(GATE_SRCS)) $(BUILD)/gate/migrations.o
 MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))
-GATE_HDRS := $(wildcard gate/*.h)
-GATE_CFLAGS = $(CFLAGS) $(shell pkg-config --cflags $(GATE_LIBS_PC))
+GATE_HDRS := $(wildcard gate/*/*.h)
+GATE_CFLAGS = $(CFLAGS) -Igate $(shell pkg-config --cflags $(GATE_LIBS_PC))
 GATE_LDLIBS = $(shell pkg-config --libs $(GATE_LIBS_PC))
 
 GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/unit/*_test.c))
@@ -46,24 +50,24 @@ $(BUILD)/gate/migrations.c: $(MIGRATIONS) tools/embed-migrations
 	@mkdir -p $(@D)
 	tools/embed-migrations $(MIGRATIONS) > $@
 
-$(BUILD)/gate/migrations.o: $(BUILD)/gate/migrations.c gate/db.h
-	$(CC) $(GATE_CFLAGS) -Igate -c -o $@ $<
+$(BUILD)/gate/migrations.o: $(BUILD)/gate/migrations.c gate/record/db.h
+	$(CC) $(GATE_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libgate.a: $(GATE_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/backport-gate: gate/main.c $(BUILD)/libgate.a $(GATE_HDRS)
-	$(CC) $(GATE_CFLAGS) -o $@ gate/main.c $(BUILD)/libgate.a $(GATE_LDLIBS)
+$(BUILD)/backport-gate: $(GATE_MAIN) $(BUILD)/libgate.a $(GATE_HDRS)
+	$(CC) $(GATE_CFLAGS) -o $@ $(GATE_MAIN) $(BUILD)/libgate.a $(GATE_LDLIBS)
 
 $(BUILD)/tests/%_test: tests/unit/%_test.c $(BUILD)/libgate.a $(GATE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(GATE_CFLAGS) -Igate -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS) -lcmocka
+	$(CC) $(GATE_CFLAGS) -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS) -lcmocka
 
 # The gate's applier on a directory, for tests/real-series.sh.
 $(BUILD)/tests/apply-series: tests/tools/apply-series.c $(BUILD)/libgate.a $(GATE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(GATE_CFLAGS) -Igate -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS)
+	$(CC) $(GATE_CFLAGS) -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS)
 
 suite: $(BUILD)/shebang-init $(BUILD)/shebang-probe
 
@@ -97,20 +101,20 @@ $(ASAN)/gate/%.o: gate/%.c $(GATE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
 
-$(ASAN)/gate/migrations.o: $(BUILD)/gate/migrations.c gate/db.h
+$(ASAN)/gate/migrations.o: $(BUILD)/gate/migrations.c gate/record/db.h
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CFLAGS) -Igate -c -o $@ $<
+	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
 
 $(ASAN)/libgate.a: $(ASAN_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(ASAN)/backport-gate: gate/main.c $(ASAN)/libgate.a $(GATE_HDRS)
-	$(CC) $(ASAN_CFLAGS) -o $@ gate/main.c $(ASAN)/libgate.a $(GATE_LDLIBS)
+$(ASAN)/backport-gate: $(GATE_MAIN) $(ASAN)/libgate.a $(GATE_HDRS)
+	$(CC) $(ASAN_CFLAGS) -o $@ $(GATE_MAIN) $(ASAN)/libgate.a $(GATE_LDLIBS)
 
 $(ASAN)/tests/%_test: tests/unit/%_test.c $(ASAN)/libgate.a $(GATE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CFLAGS) -Igate -o $@ $< $(ASAN)/libgate.a $(GATE_LDLIBS) -lcmocka
+	$(CC) $(ASAN_CFLAGS) -o $@ $< $(ASAN)/libgate.a $(GATE_LDLIBS) -lcmocka
 
 # libFuzzer targets: make fuzz (FUZZ_SECONDS each, default 60); make check
 # runs a short pass of each (tests/fuzz.sh).

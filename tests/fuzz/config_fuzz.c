@@ -20,8 +20,8 @@
 
 #include <git2.h>
 
-#include "config.h"
 #include "fuzz_check.h"
+#include "parse/config.h"
 
 static char path[] = "/tmp/backport-gate-config-fuzz.XXXXXX";
 static int fd = -1;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "fuzz_check.h"
-#include "ktap.h"
+#include "parse/ktap.h"
 
 static void check_run(const struct ktap_run *run)
 {

@@ -24,9 +24,9 @@
 #include <stdint.h>
 #include <strings.h>
 
-#include "apply.h"
 #include "fuzz_check.h"
-#include "patch.h"
+#include "parse/patch.h"
+#include "pipeline/apply.h"
 
 #define FILLER_BUDGET 16384	/* filler lines made per input, over all files */
 

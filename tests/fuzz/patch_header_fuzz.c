@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "fuzz_check.h"
-#include "patch_header.h"
+#include "parse/patch_header.h"
 
 static void check_sha(const char *what, const char *sha, bool may_be_empty)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "fuzz_check.h"
-#include "series.h"
+#include "parse/series.h"
 
 static bool blank(char c)
 {

@@ -25,7 +25,7 @@
 #include <strings.h>
 
 #include "fuzz_check.h"
-#include "webhook.h"
+#include "parse/webhook.h"
 
 #define SECRET "change-me"
 

@@ -23,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply.h"
-#include "patch.h"
-#include "series.h"
-#include "strbuf.h"
+#include "basic/strbuf.h"
+#include "parse/patch.h"
+#include "parse/series.h"
+#include "pipeline/apply.h"
 
 struct dir_store {
 	const char *root;

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "apply.h"
-#include "patch.h"
+#include "parse/patch.h"
+#include "pipeline/apply.h"
 
 /* ---- an in-memory store ---- */
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "parse/config.h"
 
 static char path[] = "/tmp/backport-gate-config-test.XXXXXX";
 

@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "history.h"
+#include "record/db.h"
+#include "record/history.h"
 
 #define SHEBANG_SHA "8099b047ecc431518b9bb6bdbba3549bbecdc343"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "judge.h"
+#include "pipeline/judge.h"
 
 /* Cases of the fake suite; c5 already fails on base, q1 is a quirk. */
 static const char *const case_names[] = { "c1", "c2", "c3", "c4", "c5", "q1" };

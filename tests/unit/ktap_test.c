@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ktap.h"
+#include "parse/ktap.h"
 
 static const char console[] =
 	"[    0.000000] Linux version 6.1.192\r\n"

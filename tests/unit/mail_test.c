@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "mail.h"
-#include "patch.h"
-#include "patch_header.h"
-#include "strbuf.h"
+#include "basic/strbuf.h"
+#include "parse/mail.h"
+#include "parse/patch.h"
+#include "parse/patch_header.h"
 
 /* So that a failing NULL check prints the string it got. */
 static const char *or_null(const char *s)

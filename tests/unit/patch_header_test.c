@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "patch_header.h"
-#include "strbuf.h"
+#include "basic/strbuf.h"
+#include "parse/patch_header.h"
 
 /*
  * Parse a copy of @len bytes in a buffer of exactly that size, with no

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "patch.h"
+#include "parse/patch.h"
 
 /* Modelled on patches/6.1/0001-*.patch: mail, message, diffstat, signature. */
 static const char format_patch[] =

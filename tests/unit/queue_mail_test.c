@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "hash.h"
-#include "queue.h"
-#include "strbuf.h"
+#include "basic/hash.h"
+#include "basic/strbuf.h"
+#include "pipeline/queue.h"
 
 static const char *or_null(const char *s)
 {

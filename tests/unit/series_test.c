@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "series.h"
+#include "parse/series.h"
 
 /*
  * Parse a copy of @len bytes in a buffer of exactly that size, with no

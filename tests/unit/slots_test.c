@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "slots.h"
-#include "xalloc.h"
+#include "basic/xalloc.h"
+#include "pipeline/slots.h"
 
 struct fixture {
 	char *dir;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "webhook.h"
+#include "parse/webhook.h"
 
 /* GitHub's "Validating webhook deliveries" example. */
 static const char gh_secret[] = "It's a Secret to Everybody";

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "builtin/commands.h"
+#include "pipeline/kernel.h"
+#include "pipeline/tree.h"
+
+/*
+ * backport-gate prepare [--cache DIR]: extract the packaged tree into the
+ * cache and import it as the base commit, if that was not done yet. The
+ * gate does this on its own; kernel-tests/run uses it so there is one
+ * import, not two.
+ */
+int cmd_prepare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cache", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cache = default_cache();
+	struct strbuf err = STRBUF_INIT;
+	struct kernel_env env;
+	struct kernel_tree tree;
+	char *top = repository_top();
+	int c, r, status = EXIT_NO_VERDICT;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c != 'c') {
+			fprintf(stderr, "usage: backport-gate prepare [--cache DIR]\n");
+			free(top);
+			return EXIT_NO_VERDICT;
+		}
+		cache = optarg;
+	}
+	r = kernel_env_init(&env, top, cache, &err);
+	if (r == 0) {
+		r = tree_open(&tree, &env, &err);
+		if (r == 0) {
+			tree_close(&tree);
+			status = 0;
+		}
+	}
+	if (r < 0)
+		fprintf(stderr, "backport-gate prepare: %s\n", err.buf);
+	kernel_env_release(&env);
+	strbuf_release(&err);
+	free(top);
+	return status;
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "builtin/commands.h"
+#include "output/report.h"
+#include "pipeline/gate.h"
+#include "record/db.h"
+
+const char *default_cache(void)
+{
+	static char buf[PATH_MAX];
+	const char *xdg = getenv("XDG_CACHE_HOME");
+
+	if (getenv("BG_CACHE"))
+		return getenv("BG_CACHE");
+	if (xdg && xdg[0]) {
+		snprintf(buf, sizeof(buf), "%s/backport-gate", xdg);
+		return buf;
+	}
+	return "/var/cache/backport-gate";
+}
+
+/* The suite and its config live in the repository the binary was built in. */
+char *repository_top(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (getenv("BG_TOP"))
+		return strdup(getenv("BG_TOP"));
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return strdup(".");
+	exe[n] = '\0';
+	/* <top>/build/backport-gate, <top>/build/asan/backport-gate, ... */
+	for (int up = 0; up < 4; up++) {
+		char probe[PATH_MAX + 64];
+
+		dirname(exe);
+		snprintf(probe, sizeof(probe), "%s/kernel-tests/config/shebang.config", exe);
+		if (access(probe, R_OK) == 0)
+			return strdup(exe);
+	}
+	return strdup(".");
+}
+
+char *default_series_dir(void)
+{
+	const char *tarball = getenv("BG_TARBALL") ? getenv("BG_TARBALL")
+						    : "/usr/src/linux-source-6.1.tar.xz";
+	const char *base = strrchr(tarball, '/');
+	char *out;
+
+	base = base ? base + 1 : tarball;
+	if (strncmp(base, "linux-source-", 13) == 0)
+		base += 13;
+	if (asprintf(&out, "queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
+								   : (long)strlen(base)), base) < 0)
+		abort();
+	return out;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: backport-gate run --queue SRC [--series DIR] [--ref REF] [--json FILE]\n"
+		   "                         [--cache DIR] [--db FILE] [--drop-on-quirk]\n");
+}
+
+static int write_json(const char *path, json_t *report)
+{
+	char *tmp;
+	int r = 0;
+
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		abort();
+	if (json_dump_file(report, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    rename(tmp, path) < 0) {
+		fprintf(stderr, "backport-gate: --json: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		r = -EIO;
+	}
+	free(tmp);
+	return r;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "queue", required_argument, NULL, 'q' },
+		{ "series", required_argument, NULL, 's' },
+		{ "ref", required_argument, NULL, 'r' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "cache", required_argument, NULL, 'c' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "drop-on-quirk", no_argument, NULL, 'Q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct queue_request req = { 0 };
+	struct gate_options opts = { 0 };
+	const char *json_path = NULL, *db_path = NULL, *cache = default_cache();
+	struct queue_snapshot snap = { 0 };
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char *top = repository_top(), *db_default = NULL, *series_default = NULL;
+	sqlite3 *db = NULL;
+	json_t *report = NULL;
+	int c, r, status = EXIT_NO_VERDICT;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'q': req.source = optarg; break;
+		case 's': req.series_dir = optarg; break;
+		case 'r': req.ref = optarg; break;
+		case 'j': json_path = optarg; break;
+		case 'c': cache = optarg; break;
+		case 'd': db_path = optarg; break;
+		case 'Q': opts.drop_on_quirk = true; break;
+		case 'h': usage(stdout); free(top); return 0;
+		default: usage(stderr); free(top); return EXIT_NO_VERDICT;
+		}
+	}
+	if (!req.source || optind != argc) {
+		fprintf(stderr, "backport-gate run: %s\n",
+			!req.source ? "--queue is required" : "unexpected argument");
+		usage(stderr);
+		free(top);
+		return EXIT_NO_VERDICT;
+	}
+	series_default = default_series_dir();
+	req.default_series_dir = series_default;
+	req.cache = cache;
+
+	r = queue_load(&req, &snap, &err);
+	if (r < 0)
+		goto fail;
+	if (!db_path) {
+		if (asprintf(&db_default, "%s/gate.db", cache) < 0)
+			abort();
+		db_path = db_default;
+		if (access(cache, F_OK) < 0 && mkdir(cache, 0755) < 0 && errno != EEXIST) {
+			strbuf_addf(&err, "cache: cannot create %s: %s", cache, strerror(errno));
+			goto fail;
+		}
+	}
+	r = db_open(db_path, &db, &err);
+	if (r < 0)
+		goto fail;
+	r = gate_snapshot(top, cache, db, &snap, &opts, &report, &err);
+	if (report) {
+		report_render_text(report, &text);
+		fputs(text.buf, stdout);
+		if (json_path && write_json(json_path, report) < 0 && r == 0)
+			r = -EIO;
+	}
+	if (r < 0)
+		goto fail;
+	status = json_array_size(json_object_get(report, "drop")) ? EXIT_DROP : EXIT_PASS;
+	goto out;
+fail:
+	fprintf(stderr, "backport-gate run: %s\n", err.buf[0] ? err.buf : strerror(-r));
+	status = EXIT_NO_VERDICT;
+out:
+	json_decref(report);
+	db_close(db);
+	queue_snapshot_release(&snap);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	free(db_default);
+	free(series_default);
+	free(top);
+	return status;
+}

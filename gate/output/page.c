@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output/page.h"
+
+static void esc(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': strbuf_adds(out, "&lt;"); break;
+		case '>': strbuf_adds(out, "&gt;"); break;
+		case '&': strbuf_adds(out, "&amp;"); break;
+		case '"': strbuf_adds(out, "&quot;"); break;
+		case '\'': strbuf_adds(out, "&#39;"); break;
+		default: strbuf_addch(out, *s);
+		}
+	}
+}
+
+/* A path segment for a link: only characters that need no escaping. */
+static void url_segment(struct strbuf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_' || c == '.')
+			strbuf_addch(out, (char)c);
+		else
+			strbuf_addf(out, "%%%c%c", hex[c >> 4], hex[c & 15]);
+	}
+}
+
+static json_t *latest_report(sqlite3 *db, const char *queue, int64_t *ret_job, const char **ret_state)
+{
+	static char state[32];
+	sqlite3_stmt *st;
+	json_t *report = NULL;
+
+	*ret_job = 0;
+	*ret_state = "never gated";
+	/* the latest verdict; a newer job still waiting or running is said below */
+	if (sqlite3_prepare_v2(db, "SELECT job.id, job.state, run.report FROM job JOIN run ON run.id = job.run_id "
+			       "WHERE job.queue = ? AND run.report IS NOT NULL ORDER BY job.id DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*ret_job = sqlite3_column_int64(st, 0);
+		snprintf(state, sizeof(state), "%s", (const char *)sqlite3_column_text(st, 1));
+		*ret_state = state;
+		if (sqlite3_column_text(st, 2))
+			report = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
+	}
+	sqlite3_finalize(st);
+	return report;
+}
+
+static bool job_pending(sqlite3 *db, const char *queue, char state[16])
+{
+	sqlite3_stmt *st;
+	bool pending = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT state FROM job WHERE queue = ? AND state IN ('queued', 'running') "
+			       "ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));
+		pending = true;
+	}
+	sqlite3_finalize(st);
+	return pending;
+}
+
+static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbuf *out)
+{
+	char pending_state[16];
+	const char *state;
+	int64_t job;
+	json_t *report = latest_report(db, q->name, &job, &state), *p;
+	const char *verdict = report ? json_string_value(json_object_get(report, "verdict")) : NULL;
+	size_t i;
+
+	strbuf_adds(out, "<section class=\"queue\"><h2>");
+	esc(out, q->name);
+	strbuf_adds(out, "</h2><p class=\"source\">");
+	esc(out, q->url);
+	strbuf_adds(out, "</p>");
+	if (job_pending(db, q->name, pending_state))
+		strbuf_addf(out, "<p class=\"pending\">A newer job is %s.</p>", pending_state);
+	if (!report) {
+		strbuf_addf(out, "<p class=\"state\">%s%s</p></section>\n", state,
+			    job ? " (latest job has no verdict yet)" : "");
+		json_decref(report);
+		return;
+	}
+	strbuf_addf(out, "<p class=\"verdict %s\">Run <a href=\"/api/runs/%lld\">%lld</a> on ",
+		    verdict ? verdict : "error",
+		    (long long)json_integer_value(json_object_get(report, "run")),
+		    (long long)json_integer_value(json_object_get(report, "run")));
+	esc(out, json_string_value(json_object_get(report, "base")));
+	strbuf_addf(out, ": <strong>%s</strong>, %zu of %zu patches to drop</p>\n",
+		    verdict && !strcmp(verdict, "drop") ? "DROP" : verdict && !strcmp(verdict, "pass") ? "PASS" : "NO VERDICT",
+		    json_array_size(json_object_get(report, "drop")),
+		    json_array_size(json_object_get(report, "patches")));
+	if (json_string_value(json_object_get(report, "kept_tree"))) {
+		strbuf_adds(out, "<p class=\"kept\">Kept tree <code>");
+		esc(out, json_string_value(json_object_get(report, "kept_tree")));
+		strbuf_addf(out, "</code> (<code>backport-gate export %lld DIR</code> writes it)</p>\n",
+			    (long long)json_integer_value(json_object_get(report, "run")));
+	}
+	strbuf_adds(out, "<table><tr><th>patch</th><th>status</th><th>reason</th><th>cases</th><th>evidence</th></tr>\n");
+	json_array_foreach(json_object_get(report, "patches"), i, p) {
+		const char *status = json_string_value(json_object_get(p, "status"));
+		json_t *c;
+		size_t k;
+
+		strbuf_addf(out, "<tr class=\"%s\"><td><a href=\"/api/patches/", status ? status : "");
+		url_segment(out, json_string_value(json_object_get(p, "name")));
+		strbuf_adds(out, "\">");
+		esc(out, json_string_value(json_object_get(p, "name")));
+		strbuf_adds(out, "</a></td><td>");
+		esc(out, status);
+		strbuf_adds(out, "</td><td>");
+		esc(out, json_string_value(json_object_get(p, "reason")));
+		strbuf_adds(out, "</td><td>");
+		json_array_foreach(json_object_get(p, "regressions"), k, c) {
+			strbuf_adds(out, "<a href=\"/api/cases/");
+			url_segment(out, json_string_value(c));
+			strbuf_adds(out, "\">");
+			esc(out, json_string_value(c));
+			strbuf_adds(out, "</a> ");
+		}
+		json_array_foreach(json_object_get(p, "changes"), k, c) {
+			strbuf_adds(out, "<a class=\"change\" href=\"/api/cases/");
+			url_segment(out, json_string_value(c));
+			strbuf_adds(out, "\">");
+			esc(out, json_string_value(c));
+			strbuf_adds(out, " (changed)</a> ");
+		}
+		strbuf_adds(out, "</td><td><pre>");
+		esc(out, json_string_value(json_object_get(p, "evidence")));
+		strbuf_adds(out, "</pre></td></tr>\n");
+	}
+	strbuf_adds(out, "</table></section>\n");
+	json_decref(report);
+}
+
+void page_render(sqlite3 *db, const struct gate_config *cfg, struct strbuf *out)
+{
+	strbuf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<title>backport-gate</title><style>"
+		    "body{font-family:sans-serif;margin:2em;color:#222}"
+		    "table{border-collapse:collapse;width:100%}"
+		    "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
+		    "tr.drop{background:#fdd}tr.not-exercised{color:#777}"
+		    ".verdict.drop strong{color:#b00}.verdict.pass strong{color:#070}"
+		    "pre{white-space:pre-wrap;margin:0;font-size:85%}"
+		    "</style></head><body>\n<h1>backport-gate</h1>\n"
+		    "<p>Latest verdict of each stable queue. History: <a href=\"/api/runs\">runs</a>, "
+		    "<a href=\"/api/regressions\">open regressions</a>.</p>\n");
+	for (size_t i = 0; i < cfg->n_queues; i++)
+		render_queue(db, &cfg->queues[i], out);
+	if (!cfg->n_queues)
+		strbuf_adds(out, "<p>No queue is configured.</p>\n");
+	strbuf_adds(out, "</body></html>\n");
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <git2.h>
+
+#include "basic/xalloc.h"
+#include "parse/config.h"
+
+/*
+ * libgit2 does not say where a key was set: find the line ourselves, the
+ * last one in the file that sets @key inside @section [@subsection].
+ */
+static unsigned key_line(const char *path, const char *section, const char *subsection,
+			 const char *key)
+{
+	struct strbuf text = STRBUF_INIT;
+	unsigned line = 0, found = 0;
+	bool in_section = false;
+
+	strbuf_init(&text, 1 << 20);
+	if (strbuf_read_file(&text, path) < 0) {
+		strbuf_release(&text);
+		return 0;
+	}
+	for (char *p = text.buf, *next; p && *p; p = next) {
+		char *s = p;
+
+		next = strchr(p, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '[') {
+			char want[256];
+
+			if (subsection)
+				snprintf(want, sizeof(want), "[%s \"%s\"]", section, subsection);
+			else
+				snprintf(want, sizeof(want), "[%s]", section);
+			in_section = strncasecmp(s, want, strlen(want)) == 0;
+			continue;
+		}
+		if (in_section && strncasecmp(s, key, strlen(key)) == 0) {
+			char c = s[strlen(key)];
+
+			if (c == ' ' || c == '\t' || c == '=' || c == '\0')
+				found = line;
+		}
+	}
+	strbuf_release(&text);
+	return found;
+}
+
+struct loader {
+	const char *path;
+	struct gate_config *cfg;
+	struct strbuf *err;
+	int r;
+};
+
+static void fail(struct loader *l, const char *section, const char *subsection, const char *key,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void fail(struct loader *l, const char *section, const char *subsection, const char *key,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->r < 0)
+		return;	/* one error at a time, the first */
+	strbuf_addf(l->err, "%s:%u: %s.%s%s%s: ", l->path, key_line(l->path, section, subsection, key),
+		    section, subsection ? subsection : "", subsection ? "." : "", key);
+	va_start(ap, fmt);
+	strbuf_vaddf(l->err, fmt, ap);
+	va_end(ap);
+	l->r = -EINVAL;
+}
+
+static bool parse_size(const char *v, long long min, long long max, long long *ret)
+{
+	int64_t n;
+
+	if (git_config_parse_int64(&n, v) < 0 || n < min || n > max)
+		return false;
+	*ret = n;
+	return true;
+}
+
+static struct queue_config *queue_for(struct loader *l, const char *name)
+{
+	struct queue_config *q;
+
+	for (size_t i = 0; i < l->cfg->n_queues; i++)
+		if (strcmp(l->cfg->queues[i].name, name) == 0)
+			return &l->cfg->queues[i];
+	if (l->cfg->n_queues == CONFIG_MAX_QUEUES)
+		return NULL;
+	q = &l->cfg->queues[l->cfg->n_queues++];
+	q->name = xstrdup(name);
+	q->poll = 300;
+	return q;
+}
+
+static void set_string(char **slot, const char *value)
+{
+	free(*slot);
+	*slot = xstrdup(value);
+}
+
+static void server_key(struct loader *l, const char *key, const char *value)
+{
+	struct gate_config *c = l->cfg;
+	long long n;
+
+	if (!strcmp(key, "listen")) {
+		const char *colon = strrchr(value, ':');
+		char *end;
+		long port;
+
+		if (!colon || colon == value) {
+			fail(l, "server", NULL, key, "'%s' is not HOST:PORT", value);
+			return;
+		}
+		port = strtol(colon + 1, &end, 10);
+		if (*end || port < 1 || port > 65535) {
+			fail(l, "server", NULL, key, "'%s' has no valid port", value);
+			return;
+		}
+		free(c->listen_host);
+		c->listen_host = strndup(value, (size_t)(colon - value));
+		c->listen_port = (unsigned short)port;
+	} else if (!strcmp(key, "database")) {
+		set_string(&c->database, value);
+	} else if (!strcmp(key, "cache")) {
+		set_string(&c->cache, value);
+	} else if (!strcmp(key, "max-body")) {
+		if (!parse_size(value, 1024, 64 << 20, &n))
+			fail(l, "server", NULL, key, "'%s' is not a size between 1k and 64m", value);
+		else
+			c->max_body = (size_t)n;
+	} else if (!strcmp(key, "drop-on-quirk")) {
+		int b;
+
+		if (git_config_parse_bool(&b, value) < 0)
+			fail(l, "server", NULL, key, "'%s' is not a boolean", value);
+		else
+			c->drop_on_quirk = b;
+	} else {
+		fail(l, "server", NULL, key, "unknown key");
+	}
+}
+
+static void queue_key(struct loader *l, const char *name, const char *key, const char *value)
+{
+	struct queue_config *q = queue_for(l, name);
+	long long n;
+
+	if (!q) {
+		fail(l, "queue", name, key, "more than %d queues", CONFIG_MAX_QUEUES);
+		return;
+	}
+	if (!strcmp(key, "url")) {
+		set_string(&q->url, value);
+	} else if (!strcmp(key, "ref")) {
+		set_string(&q->ref, value);
+	} else if (!strcmp(key, "series")) {
+		if (strstr(value, "..") || value[0] == '/')
+			fail(l, "queue", name, key, "'%s' leaves the repository", value);
+		else
+			set_string(&q->series, value);
+	} else if (!strcmp(key, "poll")) {
+		if (!parse_size(value, 0, 7 * 24 * 3600, &n))
+			fail(l, "queue", name, key, "'%s' is not a number of seconds (0 to 604800)", value);
+		else
+			q->poll = (int)n;
+	} else if (!strcmp(key, "secret")) {
+		if (!value[0])
+			fail(l, "queue", name, key, "is empty");
+		else
+			set_string(&q->secret, value);
+	} else if (!strcmp(key, "notify")) {
+		if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
+			fail(l, "queue", name, key, "'%s' is not an http(s) URL", value);
+		else if (q->n_notify == CONFIG_MAX_NOTIFY)
+			fail(l, "queue", name, key, "more than %d URLs", CONFIG_MAX_NOTIFY);
+		else
+			q->notify[q->n_notify++] = xstrdup(value);
+	} else {
+		fail(l, "queue", name, key, "unknown key");
+	}
+}
+
+static int each_entry(const git_config_entry *e, void *payload)
+{
+	struct loader *l = payload;
+	const char *name = e->name, *first_dot = strchr(name, '.'), *last_dot = strrchr(name, '.');
+	char section[64], sub[256];
+
+	if (!first_dot || first_dot - name >= (long)sizeof(section))
+		return 0;
+	snprintf(section, sizeof(section), "%.*s", (int)(first_dot - name), name);
+	if (!strcmp(section, "server") && first_dot == last_dot) {
+		server_key(l, last_dot + 1, e->value ? e->value : "");
+	} else if (!strcmp(section, "queue") && first_dot != last_dot &&
+		   last_dot - first_dot - 1 < (long)sizeof(sub)) {
+		snprintf(sub, sizeof(sub), "%.*s", (int)(last_dot - first_dot - 1), first_dot + 1);
+		queue_key(l, sub, last_dot + 1, e->value ? e->value : "");
+	} else {
+		strbuf_addf(l->err, "%s:%u: %s: unknown section or key", l->path, 0, name);
+		if (l->r == 0)
+			l->r = -EINVAL;
+	}
+	return 0;
+}
+
+int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
+{
+	struct loader l = { .path = path, .cfg = ret, .err = err };
+	git_config *cfg = NULL;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	git_libgit2_init();
+	ret->path = xstrdup(path);
+	if (access(path, R_OK) < 0) {
+		r = -errno;
+		strbuf_addf(err, "%s: %s", path, strerror(-r));
+		goto out_release;
+	}
+	if (git_config_new(&cfg) < 0 ||
+	    git_config_add_file_ondisk(cfg, path, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
+		const git_error *e = git_error_last();
+
+		/* libgit2's parse errors carry "(in FILE:LINE, column N)" */
+		strbuf_addf(err, "%s: %s", path, e && e->message ? e->message : "cannot parse");
+		git_config_free(cfg);
+		r = -EINVAL;
+		goto out_release;
+	}
+	git_config_foreach(cfg, each_entry, &l);
+	git_config_free(cfg);
+	r = l.r;
+	if (r < 0)
+		goto out_release;
+	if (!ret->listen_host) {
+		ret->listen_host = xstrdup("127.0.0.1");
+		ret->listen_port = 8080;
+	}
+	if (!ret->cache)
+		ret->cache = xstrdup("/var/cache/backport-gate");
+	if (!ret->database && asprintf(&ret->database, "%s/gate.db", ret->cache) < 0)
+		abort();
+	if (!ret->max_body)
+		ret->max_body = 1 << 20;
+	for (size_t i = 0; i < ret->n_queues; i++)
+		if (!ret->queues[i].url) {
+			strbuf_addf(err, "%s:%u: queue.%s: has no url", path,
+				    key_line(path, "queue", ret->queues[i].name, "poll"), ret->queues[i].name);
+			r = -EINVAL;
+			goto out_release;
+		}
+	return 0;
+
+	/*
+	 * A refused file leaves @ret empty, so a caller that keeps its running
+	 * configuration on failure (serve.c's reload) has nothing to free.
+	 */
+out_release:
+	config_release(ret);
+	return r;
+}
+
+void config_release(struct gate_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_queues; i++) {
+		struct queue_config *q = &cfg->queues[i];
+
+		free(q->name);
+		free(q->url);
+		free(q->ref);
+		free(q->series);
+		free(q->secret);
+		for (size_t k = 0; k < q->n_notify; k++)
+			free(q->notify[k]);
+	}
+	free(cfg->path);
+	free(cfg->listen_host);
+	free(cfg->database);
+	free(cfg->cache);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+const struct queue_config *config_queue(const struct gate_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_queues; i++)
+		if (strcmp(cfg->queues[i].name, name) == 0)
+			return &cfg->queues[i];
+	return NULL;
+}

@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "basic/runcmd.h"
+#include "basic/xalloc.h"
+#include "pipeline/slots.h"
+
+#define COST_EMPTY UINT_MAX	/* an empty slot: everything is compiled */
+#define SLOT_CMD_TIMEOUT 600
+
+static unsigned env_unsigned(const char *name, unsigned fallback, unsigned lo, unsigned hi)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return fallback;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n < lo || n > hi)
+		return fallback;
+	return (unsigned)n;
+}
+
+static char *slot_path(const struct kernel_env *env, size_t k)
+{
+	return k == 0 ? xasprintf("%s/build", env->dir) : xasprintf("%s/build-%zu", env->dir, k);
+}
+
+static int run_tool(const char *const *argv, const char *what, const char *path,
+		    struct strbuf *err)
+{
+	struct child c = { .argv = argv, .timeout_sec = SLOT_CMD_TIMEOUT };
+	struct child_result res;
+	int r = child_run(&c, &res);
+
+	if (r < 0 || !child_ok(&res)) {
+		strbuf_addf(err, "build slots: %s %s: ", what, path);
+		if (r < 0)
+			strbuf_addf(err, "%s", strerror(-r));
+		else
+			child_describe(&c, &res, err);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Remove everything in the slot: its objects can no longer be trusted. */
+static int slot_empty(struct build_slot *slot, struct strbuf *err)
+{
+	const char *argv[] = { "find", slot->path, "-mindepth", "1", "-delete", NULL };
+
+	slot->n_trees = 0;
+	slot->dirty = false;
+	return run_tool(argv, "emptying", slot->path, err);
+}
+
+static bool dir_has_files(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool any = false;
+
+	while (d && !any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	return any;
+}
+
+/* Parse the stamp: true when every line is a tree the repository has. */
+static bool read_stamp(struct build_slots *s, struct build_slot *slot)
+{
+	char *path = xasprintf("%s/%s", slot->path, SLOT_STAMP);
+	struct strbuf text = STRBUF_INIT;
+	struct stat st;
+	bool ok = false;
+
+	slot->n_trees = 0;
+	slot->dirty = false;
+	strbuf_init(&text, 4096);
+	if (strbuf_read_file(&text, path) < 0 || stat(path, &st) < 0)
+		goto out;
+	slot->used = st.st_mtime;
+	ok = true;
+	for (char *line = text.buf, *next; ok && line && *line; line = next) {
+		git_tree *t = NULL;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strcmp(line, "-"))
+			slot->dirty = true;
+		else if (slot->dirty || slot->n_trees == SLOT_TREES_MAX || strlen(line) != GIT_OID_HEXSZ ||
+		    git_oid_fromstr(&slot->trees[slot->n_trees], line) < 0 ||
+		    git_tree_lookup(&t, s->tree->repo, &slot->trees[slot->n_trees]) < 0)
+			ok = false;
+		else
+			slot->n_trees++;
+		git_tree_free(t);
+	}
+	ok = ok && slot->n_trees > 0;
+out:
+	if (!ok)
+		slot->n_trees = 0;
+	strbuf_release(&text);
+	free(path);
+	return ok;
+}
+
+/* Write the slot's trees as its stamp (atomically); the stamp's mtime marks it used. */
+static int write_stamp(struct build_slot *slot, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", slot->path, SLOT_STAMP);
+	char *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "we");
+	int r = 0;
+
+	for (size_t i = 0; f && i < slot->n_trees; i++) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &slot->trees[i]);
+		fprintf(f, "%s\n", hex);
+	}
+	if (f && slot->dirty)
+		fprintf(f, "-\n");
+	if (!f || fclose(f) != 0 || rename(tmp, path) < 0) {
+		strbuf_addf(err, "build slots: cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		r = -EIO;
+	}
+	slot->used = time(NULL);
+	free(path);
+	free(tmp);
+	return r;
+}
+
+/*
+ * A swap cut short (swap_in()) leaves <build>.swap: it goes back to
+ * env->build if that is missing, else to a free slot name, else away.
+ */
+static int recover_swap(struct kernel_env *env, struct strbuf *err)
+{
+	char *swap = xasprintf("%s.swap", env->build);
+	struct stat st;
+	int r = 0;
+
+	if (stat(swap, &st) < 0)
+		goto out;
+	if (stat(env->build, &st) < 0) {
+		if (rename(swap, env->build) < 0)
+			r = -errno;
+		goto out;
+	}
+	for (size_t k = 1; k < SLOTS_MAX; k++) {
+		char *path = slot_path(env, k);
+		bool moved = stat(path, &st) < 0 && rename(swap, path) == 0;
+
+		free(path);
+		if (moved)
+			goto out;
+	}
+	{
+		const char *argv[] = { "rm", "-rf", swap, NULL };
+
+		r = run_tool(argv, "removing", swap, err);
+	}
+out:
+	if (r < 0 && !err->len)
+		strbuf_addf(err, "build slots: cannot move %s back: %s", swap, strerror(-r));
+	free(swap);
+	return r;
+}
+
+int slots_open(struct build_slots *s, struct kernel_env *env, struct kernel_tree *tree,
+	       struct strbuf *err)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->env = env;
+	s->tree = tree;
+	s->current = -1;
+	s->max = env_unsigned("BG_BUILD_SLOTS", 3, 1, SLOTS_MAX);
+	s->copy_objects = env_unsigned("BG_SLOT_COPY_OBJECTS", 100, 1, UINT_MAX - 1);
+	r = recover_swap(env, err);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < s->max; k++) {
+		struct build_slot *slot = &s->slot[s->n];
+		struct stat st;
+
+		slot->path = slot_path(env, k);
+		if (stat(slot->path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			if (k == 0) {
+				strbuf_addf(err, "build slots: %s is not a directory", slot->path);
+				free(slot->path);
+				slot->path = NULL;
+				return -ENOENT;
+			}
+			free(slot->path);
+			slot->path = NULL;
+			continue;
+		}
+		s->n++;
+		if (!read_stamp(s, slot) && dir_has_files(slot->path)) {
+			fprintf(stderr, "# build slot %s has no valid %s: emptying it\n", slot->path,
+				SLOT_STAMP);
+			r = slot_empty(slot, err);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+void slots_close(struct build_slots *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->slot[i].path);
+	for (size_t i = 0; i < s->n_weights; i++)
+		free(s->weight_paths[i]);
+	free(s->weight_paths);
+	free(s->weights);
+	path_list_release(&s->fresh);
+	memset(s, 0, sizeof(*s));
+	s->current = -1;
+}
+
+/* The slot at env->build (the directory every build uses). */
+static size_t active(const struct build_slots *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->slot[i].path, s->env->build) == 0)
+			return i;
+	return 0;	/* slots_open() makes sure there is one */
+}
+
+/*
+ * Move slot @i to env->build, parking the one there in @i's directory.
+ * Builds always run in env->build, so the absolute paths a build records
+ * (objtool's dependency files have them) stay true for every slot.
+ */
+static int swap_in(struct build_slots *s, size_t i, struct strbuf *err)
+{
+	size_t a = active(s);
+	char *swap, *tmp;
+	int r = 0;
+
+	s->current = (int)i;
+	if (a == i)
+		return 0;
+	swap = xasprintf("%s.swap", s->env->build);
+	if (rename(s->slot[i].path, swap) < 0 || rename(s->env->build, s->slot[i].path) < 0 ||
+	    rename(swap, s->env->build) < 0) {
+		strbuf_addf(err, "build slots: cannot swap %s into %s: %s", s->slot[i].path,
+			    s->env->build, strerror(errno));
+		r = -errno;
+	} else {
+		tmp = s->slot[i].path;
+		s->slot[i].path = s->slot[a].path;
+		s->slot[a].path = tmp;
+	}
+	free(swap);
+	return r;
+}
+
+/* The slot was configured from the current fragment (kernel_build()'s stamp). */
+static bool config_current(const struct build_slots *s, const struct build_slot *slot)
+{
+	char *path = xasprintf("%s/.bg-config", slot->path);
+	struct strbuf stamp = STRBUF_INIT;
+	bool same;
+
+	strbuf_read_file(&stamp, path);
+	strbuf_rtrim(&stamp);
+	same = strcmp(stamp.buf, s->env->config_stamp) == 0;
+	strbuf_release(&stamp);
+	free(path);
+	return same;
+}
+
+bool slots_select_built(struct build_slots *s, const git_oid *tree_id)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct build_slot *slot = &s->slot[i];
+		struct strbuf err = STRBUF_INIT;
+
+		if (slot->dirty || slot->n_trees != 1 || !git_oid_equal(&slot->trees[0], tree_id) ||
+		    !config_current(s, slot))
+			continue;
+		if (swap_in(s, i, &err) < 0) {
+			/* the tree is simply built again, in whatever is at env->build */
+			fprintf(stderr, "# %s\n", err.buf);
+			strbuf_release(&err);
+			return false;
+		}
+		slot = &s->slot[active(s)];
+		/* mark it used; a failure only weakens eviction order */
+		write_stamp(slot, &err);
+		strbuf_release(&err);
+		return true;
+	}
+	return false;
+}
+
+static int weight_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, *(char *const *)elem);
+}
+
+/* Objects a change to @path recompiles, roughly. */
+static unsigned weight(const struct build_slots *s, const char *path)
+{
+	char **hit = s->n_weights ? bsearch(path, s->weight_paths, s->n_weights,
+					    sizeof(*s->weight_paths), weight_cmp) : NULL;
+
+	if (hit)
+		return s->weights[hit - s->weight_paths];
+	/* build rules reach everything the directory builds */
+	return kernel_path_is_rule(path) ? 1 : 0;
+}
+
+/* The files differing between @tree_id and any tree of @slot, in @out. */
+static int slot_diff(struct build_slots *s, const struct build_slot *slot, const git_oid *tree_id,
+		     struct path_list *out, struct strbuf *err)
+{
+	for (size_t t = 0; t < slot->n_trees; t++) {
+		int r = tree_diff_paths(s->tree, &slot->trees[t], tree_id, out, err);
+
+		if (r < 0)
+			return r;
+	}
+	path_list_sort(out);
+	return 0;
+}
+
+static unsigned diff_cost(const struct build_slots *s, const struct path_list *diff)
+{
+	unsigned long long cost = 0;
+
+	for (size_t i = 0; i < diff->n; i++)
+		cost += weight(s, diff->paths[i]);
+	return cost >= COST_EMPTY ? COST_EMPTY - 1 : (unsigned)cost;
+}
+
+static void read_weights(struct build_slots *s, const struct build_slot *from)
+{
+	s->weights_read = true;
+	if (kernel_used_counts(s->env, from->path, &s->weight_paths, &s->weights,
+			       &s->n_weights) < 0) {
+		s->weight_paths = NULL;
+		s->weights = NULL;
+		s->n_weights = 0;
+	}
+}
+
+/* Copy slot @from into @to (emptied first), objects and timestamps alike. */
+static int slot_copy(struct build_slots *s, struct build_slot *from, struct build_slot *to,
+		     struct strbuf *err)
+{
+	char *src = xasprintf("%s/.", from->path);
+	const char *argv[] = { "cp", "-a", src, to->path, NULL };
+	int r = 0;
+
+	if (to->n_trees || dir_has_files(to->path))
+		r = slot_empty(to, err);
+	if (r == 0)
+		r = run_tool(argv, "copying into", to->path, err);
+	free(src);
+	if (r < 0)
+		return r;
+	memcpy(to->trees, from->trees, sizeof(to->trees));
+	to->n_trees = from->n_trees;
+	to->dirty = from->dirty;
+	s->copies++;
+	return 0;
+}
+
+/* A slot to copy into: a new directory while there is room, else the least recently used. */
+static int copy_target(struct build_slots *s, size_t best, size_t *ret, struct strbuf *err)
+{
+	size_t lru = best;
+
+	if (s->n < s->max) {
+		struct build_slot *slot = &s->slot[s->n];
+
+		/* the first free build-<k> name */
+		for (size_t k = 1; k < SLOTS_MAX; k++) {
+			bool taken = false;
+
+			free(slot->path);
+			slot->path = slot_path(s->env, k);
+			for (size_t i = 0; i < s->n; i++)
+				taken = taken || strcmp(s->slot[i].path, slot->path) == 0;
+			if (!taken)
+				break;
+		}
+		if (mkdir(slot->path, 0755) < 0 && errno != EEXIST) {
+			strbuf_addf(err, "build slots: cannot create %s: %s", slot->path,
+				    strerror(errno));
+			return -errno;
+		}
+		slot->n_trees = 0;
+		*ret = s->n++;
+		return 0;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (i != best && (lru == best || s->slot[i].used < s->slot[lru].used))
+			lru = i;
+	*ret = lru;
+	return 0;
+}
+
+/*
+ * Every regular file under @dirfd: mtime SLOT_OLD_MTIME unless it already
+ * is. The paths changed, and those whose times the index does not know
+ * yet, are added to @changed.
+ */
+static int age_tree(git_index *index, int dirfd, const char *rel, struct path_list *changed,
+		    struct strbuf *err)
+{
+	const struct timespec old[2] = { { SLOT_OLD_MTIME, 0 }, { SLOT_OLD_MTIME, 0 } };
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		strbuf_addf(err, "build slots: cannot read %s: %s", rel, strerror(errno));
+		close(dirfd);
+		return -errno;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (!*rel && !strcmp(de->d_name, ".git")))
+			continue;
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* gone meanwhile: nothing to age */
+		if (S_ISDIR(st.st_mode)) {
+			int fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			char *child = xasprintf("%s%s%s", rel, *rel ? "/" : "", de->d_name);
+
+			if (fd < 0) {
+				strbuf_addf(err, "build slots: cannot open %s: %s", child,
+					    strerror(errno));
+				r = -errno;
+			} else {
+				r = age_tree(index, fd, child, changed, err);
+			}
+			free(child);
+		} else if (S_ISREG(st.st_mode)) {
+			char *child = xasprintf("%s%s%s", rel, *rel ? "/" : "", de->d_name);
+
+			if (st.st_mtim.tv_sec != SLOT_OLD_MTIME || st.st_mtim.tv_nsec != 0) {
+				if (utimensat(dirfd, de->d_name, old, 0) < 0) {
+					strbuf_addf(err, "build slots: cannot set the time of %s: %s",
+						    child, strerror(errno));
+					r = -errno;
+				}
+				path_list_add(changed, child);
+			} else if (tree_index_stale(index, child, &st)) {
+				path_list_add(changed, child);
+			}
+			free(child);
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+/* Set @paths (those that exist) to SLOT_OLD_MTIME and add them to @changed. */
+static int age_paths(const char *src, const struct path_list *paths, struct path_list *changed,
+		     struct strbuf *err)
+{
+	const struct timespec old[2] = { { SLOT_OLD_MTIME, 0 }, { SLOT_OLD_MTIME, 0 } };
+
+	for (size_t i = 0; i < paths->n; i++) {
+		char *path = xasprintf("%s/%s", src, paths->paths[i]);
+		int r = utimensat(AT_FDCWD, path, old, AT_SYMLINK_NOFOLLOW);
+
+		if (r < 0 && errno != ENOENT) {
+			strbuf_addf(err, "build slots: cannot set the time of %s: %s", path,
+				    strerror(errno));
+			r = -errno;
+			free(path);
+			return r;
+		}
+		free(path);
+		path_list_add(changed, paths->paths[i]);
+	}
+	return 0;
+}
+
+/*
+ * The timestamps that make a slot's objects exact for what is checked out:
+ * the files in @diff new, every other file old. Their content is what the
+ * checkout wrote, so git's index gets their new times too: otherwise the
+ * next checkout reads every one of them again to learn it is unchanged.
+ * With @moved (the paths the checkout looked at, s->known being true) only
+ * those and s->fresh can be other than old; else every file is visited.
+ */
+static int set_times(struct build_slots *s, const struct path_list *diff,
+		     const struct path_list *moved, struct strbuf *err)
+{
+	const char *src = s->env->src;
+	struct path_list changed = { 0 };
+	int r;
+
+	if (moved) {
+		r = age_paths(src, &s->fresh, &changed, err);
+		if (r == 0)
+			r = age_paths(src, moved, &changed, err);
+	} else {
+		git_index *index = NULL;
+		int fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0) {
+			strbuf_addf(err, "build slots: cannot open %s: %s", src, strerror(errno));
+			return -errno;
+		}
+		if (git_repository_index(&index, s->tree->repo) < 0) {
+			strbuf_addf(err, "build slots: cannot read the index of %s", src);
+			close(fd);
+			return -EIO;
+		}
+		r = age_tree(index, fd, "", &changed, err);
+		git_index_free(index);
+	}
+	for (size_t i = 0; r == 0 && i < diff->n; i++) {
+		char *path = xasprintf("%s/%s", src, diff->paths[i]);
+
+		/* a file the tree no longer has is simply missing: make sees that */
+		if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW) < 0 && errno != ENOENT) {
+			strbuf_addf(err, "build slots: cannot set the time of %s: %s", path,
+				    strerror(errno));
+			r = -errno;
+		}
+		path_list_add(&changed, diff->paths[i]);
+		free(path);
+	}
+	if (r == 0) {
+		path_list_sort(&changed);
+		r = tree_index_restat(s->tree, &changed, err);
+	}
+	path_list_release(&changed);
+	return r;
+}
+
+/* Add every path of @from to @to. */
+static void path_list_extend(struct path_list *to, const struct path_list *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		path_list_add(to, from->paths[i]);
+}
+
+int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *tree_id,
+		  struct strbuf *err)
+{
+	struct path_list diff = { 0 }, best_diff = { 0 }, moved = { 0 };
+	unsigned best_cost = COST_EMPTY;
+	bool was_known;
+	size_t best = 0;
+	struct build_slot *slot;
+	int r = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		unsigned cost = COST_EMPTY;
+
+		slot = &s->slot[i];
+		if (slot->n_trees) {
+			if (!s->weights_read)
+				read_weights(s, slot);
+			path_list_release(&diff);
+			r = slot_diff(s, slot, tree_id, &diff, err);
+			if (r < 0)
+				goto out;
+			cost = diff_cost(s, &diff);
+		}
+		if (i == 0 || cost < best_cost ||
+		    (cost == best_cost && slot->used > s->slot[best].used)) {
+			best = i;
+			best_cost = cost;
+			path_list_release(&best_diff);
+			best_diff = diff;
+			memset(&diff, 0, sizeof(diff));
+		}
+	}
+	if (best_cost != COST_EMPTY && best_cost >= s->copy_objects && s->max > 1) {
+		size_t park = best;
+
+		/* best stays as it is in a copy; the tree is built over the original */
+		r = copy_target(s, best, &park, err);
+		if (r == 0)
+			r = swap_in(s, best, err);
+		if (r == 0) {
+			fprintf(stderr, "# build slot: about %u objects to recompile; keeping a copy "
+				"of %s's objects in %s\n", best_cost, s->env->build,
+				s->slot[park].path);
+			r = slot_copy(s, &s->slot[best], &s->slot[park], err);
+		}
+	} else {
+		r = swap_in(s, best, err);
+	}
+	if (r < 0)
+		goto out;
+	slot = &s->slot[best];
+	if (s->known) {
+		r = tree_diff_paths(s->tree, &s->head, tree_id, &moved, err);
+		if (r < 0)
+			goto out;
+	}
+	/* known again only once the checkout and the times are done */
+	was_known = s->known;
+	s->known = false;
+	r = tree_checkout(s->tree, commit, was_known ? &moved : NULL, err);
+	if (r < 0)
+		goto out;
+	if (slot->n_trees) {
+		r = set_times(s, &best_diff, was_known ? &moved : NULL, err);
+		if (r < 0)
+			goto out;
+		path_list_release(&s->fresh);
+		path_list_extend(&s->fresh, &best_diff);
+		s->known = true;
+	} else if (was_known) {
+		/* an empty slot builds every file: times matter to the next one */
+		path_list_extend(&s->fresh, &moved);
+		path_list_sort(&s->fresh);
+		s->known = true;
+	}
+	if (s->known)
+		git_oid_cpy(&s->head, tree_id);
+	/* stamp it dirty first: a build that never finishes leaves a mixture */
+	if (slot->n_trees == SLOT_TREES_MAX) {
+		r = slot_empty(slot, err);
+		if (r < 0)
+			goto out;
+	}
+	{
+		bool have = false;
+
+		for (size_t t = 0; t < slot->n_trees; t++)
+			have = have || git_oid_equal(&slot->trees[t], tree_id);
+		if (!have)
+			git_oid_cpy(&slot->trees[slot->n_trees++], tree_id);
+	}
+	slot->dirty = true;
+	r = write_stamp(slot, err);
+	if (r < 0)
+		goto out;
+	git_oid_cpy(&s->building, tree_id);
+out:
+	path_list_release(&diff);
+	path_list_release(&best_diff);
+	path_list_release(&moved);
+	return r;
+}
+
+int slots_finish(struct build_slots *s, bool ok, struct strbuf *err)
+{
+	struct build_slot *slot;
+
+	if (s->current < 0)
+		return 0;
+	slot = &s->slot[s->current];
+	if (!ok)
+		return 0;	/* the dirty stamp stays: the objects are a mixture */
+	git_oid_cpy(&slot->trees[0], &s->building);
+	slot->n_trees = 1;
+	slot->dirty = false;
+	return write_stamp(slot, err);
+}

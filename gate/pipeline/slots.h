@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slots: a small pool of kernel build directories over the one source
+ * tree, so that bisection steps on both sides of a change to a widely
+ * included header each get an incremental build.
+ *
+ * A slot is a build directory with a stamp, .bg-tree: the git tree ids
+ * its objects may have been built from, one per line. A clean slot names
+ * one tree (its last build succeeded); a build that started and did not
+ * succeed leaves the old and the new ids and a last line "-", since its
+ * objects are then a mixture. A slot holding files but no readable stamp
+ * is emptied before use. Every build runs in <cache>/linux-<version>/build
+ * (env->build, shared with kernel-tests/run); the other slots are parked
+ * as build-1, build-2, ... and swapped in by renaming, so the absolute
+ * paths a build records stay true.
+ *
+ * make trusts timestamps, and the source tree is shared, so every builder
+ * keeps one rule before building tree T in slot S: each file that differs
+ * between T and a tree in S's stamp gets the current time. The gate also
+ * sets every other file to SLOT_OLD_MTIME, older than any object, which
+ * undoes what a checkout for another slot wrote: that file's content is
+ * what S's objects were built from. kernel-tests/run keeps only the first
+ * half (it makes files newer, which costs rebuilds, never correctness).
+ *
+ * Choosing: the slot whose stamp is closest to T, by the number of objects
+ * the differing files reach (each file weighs the number of the build's
+ * .cmd files that name it). When even the closest needs at least
+ * BG_SLOT_COPY_OBJECTS (default 100) objects recompiled, its objects are
+ * first copied to another slot, which keeps its tree for the next step
+ * back: a new slot while there are fewer than BG_BUILD_SLOTS (default 3,
+ * at most SLOTS_MAX), else the least recently used one is replaced.
+ *
+ *   slots_open()          read the stamps
+ *   slots_select_built()  swap in a slot holding T, if any
+ *   slots_prepare()       choose, copy, swap in, check T out, set timestamps
+ *                         (every file the first time, then only what changed)
+ *   slots_finish()        record whether the build succeeded
+ */
+#ifndef GATE_SLOTS_H
+#define GATE_SLOTS_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "basic/strbuf.h"
+#include "pipeline/kernel.h"
+#include "pipeline/tree.h"
+
+#define SLOTS_MAX 8
+#define SLOT_TREES_MAX 8
+#define SLOT_OLD_MTIME 946684800	/* 2000-01-01 00:00:00 UTC */
+#define SLOT_STAMP ".bg-tree"
+
+struct build_slot {
+	char *path;
+	git_oid trees[SLOT_TREES_MAX];
+	size_t n_trees;		/* 0: empty, no objects */
+	bool dirty;		/* a build started and did not succeed: objects are a mixture */
+	time_t used;		/* when it was last chosen (the stamp's mtime) */
+};
+
+struct build_slots {
+	struct kernel_env *env;
+	struct kernel_tree *tree;
+	struct build_slot slot[SLOTS_MAX];
+	size_t n, max;
+	unsigned copy_objects;
+	int current;		/* the slot last swapped in; -1 before any */
+	git_oid building;	/* the tree slots_prepare() readied */
+	/* objects per file, from one build's .cmd files (read once) */
+	char **weight_paths;
+	unsigned *weights;
+	size_t n_weights;
+	bool weights_read;
+	unsigned copies;	/* slots copied by this struct's slots_prepare() calls */
+	/*
+	 * What this struct's last slots_prepare() left in the source tree,
+	 * when @known: the working tree and index hold tree @head, and every
+	 * file has SLOT_OLD_MTIME but those in @fresh. The gate holds the
+	 * cache lock for its whole run, so nothing else writes there: the
+	 * next checkout and ageing then touch only the paths that differ
+	 * from @head and those in @fresh, not all 78,000 files. The first
+	 * slots_prepare() of a struct always compares and ages every file.
+	 */
+	bool known;
+	git_oid head;
+	struct path_list fresh;
+};
+
+/*
+ * Read the slots under env->dir (env->build must exist) and finish a swap
+ * cut short. A slot with files and no valid stamp is emptied. 0, or
+ * -errno with a message in @err.
+ */
+int slots_open(struct build_slots *s, struct kernel_env *env, struct kernel_tree *tree,
+	       struct strbuf *err);
+void slots_close(struct build_slots *s);
+
+/*
+ * true when a clean slot holds exactly the tree @tree_id, now swapped in
+ * at env->build: that tree needs no build.
+ */
+bool slots_select_built(struct build_slots *s, const git_oid *tree_id);
+
+/*
+ * Get env->build ready to build @commit (whose tree is @tree_id): choose
+ * the slot, keep a copy of it if needed, swap it in, check @commit out,
+ * set the timestamps and stamp the slot as being built. 0, or -errno with
+ * a message in @err.
+ */
+int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *tree_id,
+		  struct strbuf *err);
+
+/* After the build slots_prepare() readied: @ok records the slot as clean. */
+int slots_finish(struct build_slots *s, bool ok, struct strbuf *err);
+
+#endif

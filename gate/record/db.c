@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/db.h"
+
+#define BUSY_TIMEOUT_MS 30000
+
+int db_error(sqlite3 *db, const char *what, struct strbuf *err)
+{
+	if (err)
+		strbuf_addf(err, "database: %s: %s", what, sqlite3_errmsg(db));
+	return -EIO;
+}
+
+static int exec(sqlite3 *db, const char *sql, const char *what, struct strbuf *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		if (err)
+			strbuf_addf(err, "database: %s: %s", what, msg ? msg : "error");
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int user_version(sqlite3 *db, int *ret)
+{
+	sqlite3_stmt *st;
+	int r = -EIO;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*ret = sqlite3_column_int(st, 0);
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_open(const char *path, sqlite3 **ret_db, struct strbuf *err)
+{
+	sqlite3 *db = NULL;
+	int version = 0, r;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		strbuf_addf(err, "database: cannot open %s: %s", path,
+			    db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -EIO;
+	}
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	r = exec(db, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
+		 path, err);
+	if (r == 0)
+		r = user_version(db, &version) < 0 ? db_error(db, path, err) : 0;
+	if (r == 0 && version > (int)db_migration_count) {
+		strbuf_addf(err, "database: %s has schema version %d, newer than this gate knows (%zu)",
+			    path, version, db_migration_count);
+		r = -EPROTO;
+	}
+	for (size_t i = (size_t)version; r == 0 && i < db_migration_count; i++) {
+		char pragma[64];
+
+		r = exec(db, "BEGIN IMMEDIATE", path, err);
+		if (r == 0)
+			r = exec(db, db_migrations[i].sql, db_migrations[i].name, err);
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%zu", i + 1);
+		if (r == 0)
+			r = exec(db, pragma, db_migrations[i].name, err);
+		if (r == 0)
+			r = exec(db, "COMMIT", db_migrations[i].name, err);
+		else
+			exec(db, "ROLLBACK", path, NULL);
+	}
+	if (r < 0) {
+		sqlite3_close(db);
+		return r;
+	}
+	*ret_db = db;
+	return 0;
+}
+
+void db_close(sqlite3 *db)
+{
+	sqlite3_close(db);
+}
+
+int db_begin(sqlite3 *db)
+{
+	return exec(db, "BEGIN IMMEDIATE", "begin", NULL);
+}
+
+int db_commit(sqlite3 *db)
+{
+	return exec(db, "COMMIT", "commit", NULL);
+}
+
+int db_rollback(sqlite3 *db)
+{
+	return sqlite3_get_autocommit(db) ? 0 : exec(db, "ROLLBACK", "rollback", NULL);
+}
+
+static const char *column_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? (const char *)s : "";
+}
+
+int db_build_get(sqlite3 *db, const struct tree_key *key, bool *ret_found, bool *ret_ok,
+		 struct strbuf *first_error)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ret_found = false;
+	if (sqlite3_prepare_v2(db, "SELECT status, first_error FROM build WHERE tree = ? AND config = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret_found = true;
+		*ret_ok = strcmp(column_text(st, 0), "ok") == 0;
+		strbuf_adds(first_error, column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int db_build_put(sqlite3 *db, const struct tree_key *key, bool ok, const char *first_error,
+		 double seconds)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO build (tree, config, status, first_error, seconds) "
+			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, ok ? "ok" : "failed", -1, SQLITE_STATIC);
+	if (first_error)
+		sqlite3_bind_text(st, 4, first_error, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 5, seconds);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found,
+			struct strbuf *inputs)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ret_found = false;
+	if (sqlite3_prepare_v2(db, "SELECT inputs FROM build WHERE tree = ? AND config = ? "
+			       "AND status = 'ok' AND inputs IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret_found = true;
+		strbuf_adds(inputs, column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int db_build_inputs_put(sqlite3 *db, const struct tree_key *key, const char *inputs)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "UPDATE build SET inputs = ? WHERE tree = ? AND config = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, inputs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key->config, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+static int status_from_name(const char *name, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int load_cases(sqlite3 *db, sqlite3_int64 boot_id, struct ktap_run *ktap)
+{
+	static const char *const statuses[] = { "pass", "fail", "quirk-changed", "error" };
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT name, kind, status, diagnostic FROM case_result "
+			       "WHERE boot_id = ? ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, boot_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct case_result *c;
+		int s = status_from_name(column_text(st, 2), statuses, 4);
+
+		ktap->cases = realloc(ktap->cases, (n + 1) * sizeof(*ktap->cases));
+		if (!ktap->cases)
+			abort();
+		c = &ktap->cases[n++];
+		c->name = strdup(column_text(st, 0));
+		c->quirk = strcmp(column_text(st, 1), "quirk") == 0;
+		c->status = s < 0 ? CASE_ERROR : (enum case_status)s;
+		c->diagnostic = strdup(column_text(st, 3));
+		if (!c->name || !c->diagnostic)
+			abort();
+	}
+	ktap->n_cases = n;
+	ktap->planned = n;
+	ktap->complete = true;
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_found,
+		struct judge_eval *eval)
+{
+	static const char *const statuses[] = { "ok", "panic", "timeout", "incomplete" };
+	sqlite3_stmt *st;
+	sqlite3_int64 boot_id = 0;
+	int rc, r = 0;
+
+	*ret_found = false;
+	if (sqlite3_prepare_v2(db, "SELECT id, status, evidence FROM boot WHERE tree = ? AND config = ? "
+			       "AND suite = ? AND attempt = ?", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key->suite, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, attempt);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		int s = status_from_name(column_text(st, 1), statuses, 4);
+
+		*ret_found = true;
+		boot_id = sqlite3_column_int64(st, 0);
+		eval->boot_status = s < 0 ? BOOT_INCOMPLETE : (enum boot_status)s;
+		eval->boot_failed = eval->boot_status != BOOT_OK;
+		strbuf_adds(&eval->boot_evidence, column_text(st, 2));
+	} else if (rc != SQLITE_DONE) {
+		r = -EIO;
+	}
+	sqlite3_finalize(st);
+	if (r == 0 && *ret_found && !eval->boot_failed)
+		r = load_cases(db, boot_id, &eval->ktap);
+	return r;
+}
+
+int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct judge_eval *eval,
+		const char *accel, double seconds)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 boot_id;
+	int r = -EIO;
+
+	if (db_begin(db) < 0)
+		return -EIO;
+	if (sqlite3_prepare_v2(db, "INSERT INTO boot (tree, config, suite, attempt, status, evidence, accel, seconds) "
+			       "VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM boot "
+			       "WHERE tree = ?1 AND config = ?2 AND suite = ?3), ?4, ?5, ?6, ?7)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key->suite, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, boot_status_name(eval->boot_failed ? eval->boot_status : BOOT_OK),
+			  -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, eval->boot_evidence.buf, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, accel, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 7, seconds);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	boot_id = sqlite3_last_insert_rowid(db);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "INSERT INTO case_result (boot_id, name, kind, status, diagnostic) "
+			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	for (size_t i = 0; i < eval->ktap.n_cases; i++) {
+		const struct case_result *c = &eval->ktap.cases[i];
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, boot_id);
+		sqlite3_bind_text(st, 2, c->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, c->quirk ? "quirk" : "contract", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, case_status_name(c->status), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, c->diagnostic, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	if (r == 0)
+		r = db_commit(db);
+	else
+		exec(db, "ROLLBACK", "boot", NULL);
+	return r;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * db: the gate's SQLite record (schema: db/migrations, embedded at build
+ * time and applied in order; user_version is the number applied). WAL, a
+ * busy timeout, foreign keys on.
+ *
+ * Builds and boots are stored per (git tree, config, suite): any run that
+ * reaches a tree already tested reuses the result instead of building.
+ */
+#ifndef GATE_DB_H
+#define GATE_DB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/strbuf.h"
+#include "pipeline/judge.h"
+
+struct db_migration {
+	const char *name;
+	const char *sql;
+};
+extern const struct db_migration db_migrations[];
+extern const size_t db_migration_count;
+
+/* Open (creating) @path and bring its schema up to date. 0 or -errno, @err. */
+int db_open(const char *path, sqlite3 **ret_db, struct strbuf *err);
+void db_close(sqlite3 *db);
+
+/* The key of a tested tree. */
+struct tree_key {
+	const char *tree;	/* 40 hex */
+	const char *config;	/* sha256 of the config fragment */
+	const char *suite;	/* sha256 of the suite binaries */
+};
+
+/*
+ * A recorded build for @key: *ret_found false when there is none; else
+ * *ret_ok and the first error (when it failed) in @first_error.
+ */
+int db_build_get(sqlite3 *db, const struct tree_key *key, bool *ret_found, bool *ret_ok,
+		 struct strbuf *first_error);
+int db_build_put(sqlite3 *db, const struct tree_key *key, bool ok, const char *first_error,
+		 double seconds);
+
+/*
+ * The files the recorded build of @key read (tree-relative paths, one per
+ * line, sorted). *ret_found false when the build or its inputs are not
+ * recorded.
+ */
+int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found,
+			struct strbuf *inputs);
+int db_build_inputs_put(sqlite3 *db, const struct tree_key *key, const char *inputs);
+
+/*
+ * Boot number @attempt (1: the first; 2: the fresh boot that re-checked a
+ * regression) of @key into @eval (boot_failed, boot_status,
+ * boot_evidence, ktap). *ret_found false when there is none.
+ */
+int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_found,
+		struct judge_eval *eval);
+/* Record a boot as the next attempt for @key. */
+int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct judge_eval *eval,
+		const char *accel, double seconds);
+
+/*
+ * Begin/commit a transaction around a batch of writes; roll back one
+ * that failed (a no-op when none is open).
+ */
+int db_begin(sqlite3 *db);
+int db_commit(sqlite3 *db);
+int db_rollback(sqlite3 *db);
+
+/* Turn the last SQLite error into a message. */
+int db_error(sqlite3 *db, const char *what, struct strbuf *err);
+
+#endif

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/db.h"
+#include "record/history.h"
+
+/* Out of memory is fatal everywhere in the gate; these keep call sites short. */
+static void obj_set(json_t *obj, const char *key, json_t *value)
+{
+	if (!value || json_object_set_new(obj, key, value) < 0)
+		abort();
+}
+
+static void arr_add(json_t *arr, json_t *value)
+{
+	if (!value || json_array_append_new(arr, value) < 0)
+		abort();
+}
+
+static json_t *new_object(void)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		abort();
+	return o;
+}
+
+static json_t *new_array(void)
+{
+	json_t *a = json_array();
+
+	if (!a)
+		abort();
+	return a;
+}
+
+/*
+ * A text column as a JSON string, or null. Evidence comes from kernel
+ * consoles and may hold bytes that are not UTF-8, which jansson refuses:
+ * those become '?' rather than costing the whole answer.
+ */
+static json_t *text_json(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+	size_t n = (size_t)sqlite3_column_bytes(st, col);
+	char *copy;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	j = json_stringn((const char *)s, n);
+	if (j)
+		return j;
+	copy = malloc(n + 1);
+	if (!copy)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		copy[i] = s[i] < 0x80 ? (char)s[i] : '?';
+	copy[n] = '\0';
+	j = json_stringn(copy, n);
+	free(copy);
+	return j;
+}
+
+static json_t *int_json(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return json_null();
+	return json_integer(sqlite3_column_int64(st, col));
+}
+
+static json_t *real_json(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return json_null();
+	return json_real(sqlite3_column_double(st, col));
+}
+
+static const char *column_string(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? (const char *)s : "";
+}
+
+/* verdict.regressions / verdict.changes: a JSON array of case names. */
+static int names_json(sqlite3_stmt *st, int col, const char *field, int64_t run, const char *patch,
+		      json_t **ret, struct strbuf *err)
+{
+	const char *text = (const char *)sqlite3_column_text(st, col);
+	json_error_t je;
+	json_t *a = json_loads(text ? text : "[]", 0, &je);
+
+	if (!a || !json_is_array(a)) {
+		strbuf_addf(err, "history: run %lld, patch %s: the recorded %s is not a JSON array",
+			    (long long)run, patch, field);
+		json_decref(a);
+		return -EIO;
+	}
+	*ret = a;
+	return 0;
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret_st, const char *what,
+		   struct strbuf *err)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, ret_st, NULL) != SQLITE_OK) {
+		*ret_st = NULL;
+		return db_error(db, what, err);
+	}
+	return 0;
+}
+
+static bool is_verdict(const char *s)
+{
+	static const char *const verdicts[] = { "pass", "drop", "error", "running" };
+
+	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
+		if (!strcmp(s, verdicts[i]))
+			return true;
+	return false;
+}
+
+/*
+ * @since in the record's own form, so that comparing strings compares
+ * times: SQLite parses the ISO variants (space or T, optional seconds,
+ * Z or an offset) and returns NULL for what it cannot read. Its parser
+ * also takes "now" and Julian day numbers; we want a date, so the input
+ * must start with YYYY-MM-DD.
+ */
+static int normalize_since(sqlite3 *db, const char *since, char *ret, size_t size, struct strbuf *err)
+{
+	static const char shape[] = "dddd-dd-dd";
+	sqlite3_stmt *st;
+	const char *s;
+	int r = 0;
+
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)since[i]) : since[i] != shape[i])
+			goto bad;
+	r = prepare(db, "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', ?)", &st, "reading a date", err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, since, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		r = db_error(db, "reading a date", err);
+	} else if (!(s = (const char *)sqlite3_column_text(st, 0)) || strlen(s) >= size) {
+		r = -EINVAL;
+	} else {
+		strcpy(ret, s);
+	}
+	sqlite3_finalize(st);
+	if (r != -EINVAL)
+		return r;
+bad:
+	strbuf_addf(err, "since: '%s' is not a date (YYYY-MM-DD, optionally THH:MM[:SS] and Z or +HH:MM)",
+		    since);
+	return -EINVAL;
+}
+
+#define RUNS_FROM_WHERE \
+	" FROM run r JOIN snapshot s ON s.id = r.snapshot_id" \
+	" WHERE (?1 IS NULL OR s.queue = ?1) AND (?2 IS NULL OR r.verdict = ?2)" \
+	" AND (?3 IS NULL OR r.started_at >= ?3)"
+
+static void bind_filter(sqlite3_stmt *st, const struct history_filter *f, const char *since)
+{
+	sqlite3_bind_null(st, 1);
+	sqlite3_bind_null(st, 2);
+	sqlite3_bind_null(st, 3);
+	if (f->queue)
+		sqlite3_bind_text(st, 1, f->queue, -1, SQLITE_STATIC);
+	if (f->verdict)
+		sqlite3_bind_text(st, 2, f->verdict, -1, SQLITE_STATIC);
+	if (since)
+		sqlite3_bind_text(st, 3, since, -1, SQLITE_STATIC);
+}
+
+/* The names of the patches run @run dropped, in series order. */
+static int run_drops(sqlite3 *db, sqlite3_stmt *st, int64_t run, json_t **ret, struct strbuf *err)
+{
+	json_t *names = new_array();
+	int rc;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		arr_add(names, text_json(st, 0));
+	if (rc != SQLITE_DONE) {
+		json_decref(names);
+		return db_error(db, "reading a run's drops", err);
+	}
+	*ret = names;
+	return 0;
+}
+
+json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf *err)
+{
+	static const struct history_filter no_filter;
+	sqlite3_stmt *count = NULL, *list = NULL, *drops = NULL;
+	json_t *out = NULL, *runs;
+	char since[32];
+	int64_t limit, total;
+	int r = -EINVAL, rc;
+
+	if (!f)
+		f = &no_filter;
+	if (f->verdict && !is_verdict(f->verdict)) {
+		strbuf_addf(err, "verdict: '%s' is not one of pass, drop, error, running", f->verdict);
+		goto out;
+	}
+	if (f->limit < 0 || f->offset < 0) {
+		strbuf_addf(err, "%s: %lld is negative", f->limit < 0 ? "limit" : "offset",
+			    (long long)(f->limit < 0 ? f->limit : f->offset));
+		goto out;
+	}
+	limit = f->limit == 0 ? HISTORY_LIMIT_DEFAULT : f->limit > HISTORY_LIMIT_MAX ? HISTORY_LIMIT_MAX
+										 : f->limit;
+	if (f->since) {
+		r = normalize_since(db, f->since, since, sizeof(since), err);
+		if (r < 0)
+			goto out;
+	}
+	r = prepare(db, "SELECT count(*)" RUNS_FROM_WHERE, &count, "counting runs", err);
+	if (r < 0)
+		goto out;
+	bind_filter(count, f, f->since ? since : NULL);
+	if (sqlite3_step(count) != SQLITE_ROW) {
+		r = db_error(db, "counting runs", err);
+		goto out;
+	}
+	total = sqlite3_column_int64(count, 0);
+
+	r = prepare(db, "SELECT r.id, s.queue, s.source, s.ref, s.commit_id, r.base, r.verdict, r.started_at,"
+		    " r.finished_at, r.seconds, r.builds, r.boots, r.error, r.kept_tree, r.kept_commit"
+		    RUNS_FROM_WHERE
+		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?4 OFFSET ?5", &list, "reading runs", err);
+	if (r < 0)
+		goto out;
+	bind_filter(list, f, f->since ? since : NULL);
+	sqlite3_bind_int64(list, 4, limit);
+	sqlite3_bind_int64(list, 5, f->offset);
+	r = prepare(db, "SELECT p.name FROM verdict v JOIN patch p ON p.id = v.patch_id"
+		    " WHERE v.run_id = ? AND v.status = 'drop' ORDER BY p.position",
+		    &drops, "reading a run's drops", err);
+	if (r < 0)
+		goto out;
+
+	out = new_object();
+	runs = new_array();
+	obj_set(out, "runs", runs);
+	while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
+		json_t *run = new_object(), *names = NULL;
+
+		arr_add(runs, run);
+		obj_set(run, "run", int_json(list, 0));
+		obj_set(run, "queue", text_json(list, 1));
+		obj_set(run, "source", text_json(list, 2));
+		obj_set(run, "ref", text_json(list, 3));
+		obj_set(run, "commit", text_json(list, 4));
+		obj_set(run, "base", text_json(list, 5));
+		obj_set(run, "verdict", text_json(list, 6));
+		obj_set(run, "started_at", text_json(list, 7));
+		obj_set(run, "finished_at", text_json(list, 8));
+		obj_set(run, "seconds", real_json(list, 9));
+		obj_set(run, "builds", int_json(list, 10));
+		obj_set(run, "boots", int_json(list, 11));
+		obj_set(run, "error", text_json(list, 12));
+		obj_set(run, "kept_tree", text_json(list, 13));
+		obj_set(run, "kept_commit", text_json(list, 14));
+		r = run_drops(db, drops, sqlite3_column_int64(list, 0), &names, err);
+		if (r < 0)
+			goto out;
+		obj_set(run, "drop", names);
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_error(db, "reading runs", err);
+		goto out;
+	}
+	obj_set(out, "total", json_integer(total));
+	obj_set(out, "limit", json_integer(limit));
+	obj_set(out, "offset", json_integer(f->offset));
+	r = 0;
+out:
+	sqlite3_finalize(count);
+	sqlite3_finalize(list);
+	sqlite3_finalize(drops);
+	if (r < 0) {
+		json_decref(out);
+		errno = -r;
+		return NULL;
+	}
+	return out;
+}
+
+json_t *history_run_report(sqlite3 *db, int64_t run, struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *report = NULL;
+	json_error_t je;
+	int r, rc;
+
+	r = prepare(db, "SELECT report, verdict FROM run WHERE id = ?", &st, "reading runs", err);
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, run);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		strbuf_addf(err, "no run %lld", (long long)run);
+		r = -ENOENT;
+	} else if (rc != SQLITE_ROW) {
+		r = db_error(db, "reading runs", err);
+	} else if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		strbuf_addf(err, "run %lld has no report yet (its verdict is %s)", (long long)run,
+			    column_string(st, 1));
+		r = -EAGAIN;
+	} else if (!(report = json_loads(column_string(st, 0), 0, &je))) {
+		strbuf_addf(err, "run %lld: the recorded report is not JSON: %s (line %d)", (long long)run,
+			    je.text, je.line);
+		r = -EIO;
+	}
+out:
+	sqlite3_finalize(st);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return report;
+}
+
+/* An upstream sha, or a prefix of one long enough to mean one commit. */
+static bool is_sha_prefix(const char *key)
+{
+	size_t n = strlen(key);
+
+	if (n < 12 || n > 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)key[i]))
+			return false;
+	return true;
+}
+
+#define PATCH_VERDICTS_SELECT \
+	"SELECT r.id, s.queue, r.started_at, p.name, p.upstream, p.subject, v.status, v.reason," \
+	" v.regressions, v.changes, v.evidence, p.author, p.date, p.message_id" \
+	" FROM verdict v JOIN patch p ON p.id = v.patch_id JOIN run r ON r.id = v.run_id" \
+	" JOIN snapshot s ON s.id = r.snapshot_id"
+#define PATCH_VERDICTS_ORDER " ORDER BY r.started_at DESC, r.id DESC, p.position"
+
+json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err)
+{
+	static const char by_upstream[] = PATCH_VERDICTS_SELECT
+		" WHERE substr(lower(p.upstream), 1, length(?1)) = lower(?1)" PATCH_VERDICTS_ORDER;
+	static const char by_name[] = PATCH_VERDICTS_SELECT " WHERE p.name = ?1" PATCH_VERDICTS_ORDER;
+	sqlite3_stmt *st = NULL;
+	json_t *out = NULL, *verdicts, *key_json = NULL;
+	bool sha;
+	int r, rc;
+
+	if (!key || !key[0]) {
+		strbuf_addf(err, "patch: the key is empty (give an upstream sha or a patch file name)");
+		r = -EINVAL;
+		goto out;
+	}
+	key_json = json_string(key);
+	if (!key_json) {
+		strbuf_addf(err, "patch: the key is not UTF-8 text");
+		r = -EINVAL;
+		goto out;
+	}
+	sha = is_sha_prefix(key);
+	r = prepare(db, sha ? by_upstream : by_name, &st, "reading verdicts", err);
+	if (r < 0)
+		goto out;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+
+	out = new_object();
+	verdicts = new_array();
+	obj_set(out, "key", key_json);
+	key_json = NULL;
+	obj_set(out, "match", json_string(sha ? "upstream" : "name"));
+	obj_set(out, "verdicts", verdicts);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(st, 0);
+		const char *name = column_string(st, 3);
+		json_t *v = new_object(), *names = NULL;
+
+		arr_add(verdicts, v);
+		obj_set(v, "run", json_integer(run));
+		obj_set(v, "queue", text_json(st, 1));
+		obj_set(v, "started_at", text_json(st, 2));
+		obj_set(v, "name", text_json(st, 3));
+		obj_set(v, "upstream", text_json(st, 4));
+		obj_set(v, "subject", text_json(st, 5));
+		obj_set(v, "status", text_json(st, 6));
+		obj_set(v, "reason", text_json(st, 7));
+		r = names_json(st, 8, "regressions", run, name, &names, err);
+		if (r < 0)
+			goto out;
+		obj_set(v, "regressions", names);
+		r = names_json(st, 9, "changes", run, name, &names, err);
+		if (r < 0)
+			goto out;
+		obj_set(v, "changes", names);
+		obj_set(v, "evidence", text_json(st, 10));
+		obj_set(v, "author", text_json(st, 11));
+		obj_set(v, "date", text_json(st, 12));
+		obj_set(v, "message_id", text_json(st, 13));
+	}
+	if (rc != SQLITE_DONE)
+		r = db_error(db, "reading verdicts", err);
+out:
+	sqlite3_finalize(st);
+	json_decref(key_json);
+	if (r < 0) {
+		json_decref(out);
+		errno = -r;
+		return NULL;
+	}
+	return out;
+}
+
+/*
+ * What the record knows of case @name: the kind its latest recorded boot
+ * gave it (NULL when no boot ran it), and whether any verdict names it.
+ */
+static int case_known(sqlite3 *db, const char *name, json_t **ret_kind, bool *ret_known,
+		      struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	*ret_kind = NULL;
+	*ret_known = false;
+	r = prepare(db, "SELECT kind FROM case_result WHERE name = ? ORDER BY boot_id DESC LIMIT 1",
+		    &st, "reading case results", err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		r = db_error(db, "reading case results", err);
+		goto out;
+	}
+	*ret_kind = rc == SQLITE_ROW ? text_json(st, 0) : json_null();
+	*ret_known = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (*ret_known)
+		goto out;
+	r = prepare(db, "SELECT 1 FROM verdict v, json_each(v.regressions) j WHERE j.value = ?1"
+		    " UNION ALL SELECT 1 FROM verdict v, json_each(v.changes) j WHERE j.value = ?1 LIMIT 1",
+		    &st, "reading verdicts", err);
+	if (r < 0)
+		goto out;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		r = db_error(db, "reading verdicts", err);
+	*ret_known = rc == SQLITE_ROW;
+out:
+	sqlite3_finalize(st);
+	if (r < 0) {
+		json_decref(*ret_kind);
+		*ret_kind = NULL;
+	}
+	return r;
+}
+
+/* One finished run's outcome for case @name into @entry. */
+static int case_outcome(sqlite3 *db, sqlite3_stmt *st, int64_t run, const char *name, json_t *entry,
+			struct strbuf *err)
+{
+	json_t *regressed = new_array(), *changed = new_array();
+	int rc;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		arr_add(strcmp(column_string(st, 1), "regressed") ? changed : regressed, text_json(st, 0));
+	if (rc != SQLITE_DONE) {
+		json_decref(regressed);
+		json_decref(changed);
+		return db_error(db, "reading verdicts", err);
+	}
+	/* a case is a contract or a quirk, so at most one list is filled; a regression says more */
+	if (json_array_size(regressed) || !json_array_size(changed)) {
+		obj_set(entry, "outcome", json_string(json_array_size(regressed) ? "regressed" : "pass"));
+		obj_set(entry, "patches", regressed);
+		json_decref(changed);
+	} else {
+		obj_set(entry, "outcome", json_string("changed"));
+		obj_set(entry, "patches", changed);
+		json_decref(regressed);
+	}
+	return 0;
+}
+
+json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err)
+{
+	sqlite3_stmt *runs_st = NULL, *mentions = NULL;
+	json_t *out = NULL, *runs, *kind = NULL, *name_json = NULL;
+	bool known;
+	int r = -EINVAL, rc;
+
+	if (!name || !name[0] || !(name_json = json_string(name))) {
+		strbuf_addf(err, "case: the name is %s", name && name[0] ? "not UTF-8 text" : "empty");
+		goto out;
+	}
+	r = case_known(db, name, &kind, &known, err);
+	if (r < 0) {
+		json_decref(name_json);
+		goto out;
+	}
+	out = new_object();
+	runs = new_array();
+	obj_set(out, "case", name_json);
+	obj_set(out, "kind", kind);
+	obj_set(out, "runs", runs);
+	if (!known)
+		goto out;
+
+	r = prepare(db, "SELECT r.id, s.queue, r.started_at FROM run r JOIN snapshot s ON s.id = r.snapshot_id"
+		    " WHERE r.verdict IN ('pass', 'drop') ORDER BY r.started_at DESC, r.id DESC",
+		    &runs_st, "reading runs", err);
+	if (r < 0)
+		goto out;
+	r = prepare(db, "SELECT p.name, 'regressed', p.position FROM verdict v JOIN patch p ON p.id = v.patch_id,"
+		    " json_each(v.regressions) j WHERE v.run_id = ?1 AND j.value = ?2"
+		    " UNION ALL SELECT p.name, 'changed', p.position FROM verdict v JOIN patch p ON p.id = v.patch_id,"
+		    " json_each(v.changes) j WHERE v.run_id = ?1 AND j.value = ?2 ORDER BY 3",
+		    &mentions, "reading verdicts", err);
+	if (r < 0)
+		goto out;
+	while ((rc = sqlite3_step(runs_st)) == SQLITE_ROW) {
+		json_t *entry = new_object();
+
+		arr_add(runs, entry);
+		obj_set(entry, "run", int_json(runs_st, 0));
+		obj_set(entry, "queue", text_json(runs_st, 1));
+		obj_set(entry, "started_at", text_json(runs_st, 2));
+		r = case_outcome(db, mentions, sqlite3_column_int64(runs_st, 0), name, entry, err);
+		if (r < 0)
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		r = db_error(db, "reading runs", err);
+out:
+	sqlite3_finalize(runs_st);
+	sqlite3_finalize(mentions);
+	if (r < 0) {
+		json_decref(out);
+		errno = -r;
+		return NULL;
+	}
+	return out;
+}
+
+json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
+{
+	sqlite3_stmt *latest = NULL, *open_st = NULL;
+	json_t *out = NULL, *queues;
+	int r, rc;
+
+	r = prepare(db, "SELECT queue, id, started_at, verdict FROM ("
+		    " SELECT s.queue, r.id, r.started_at, r.verdict, row_number() OVER"
+		    " (PARTITION BY s.queue ORDER BY r.started_at DESC, r.id DESC) AS nth"
+		    " FROM run r JOIN snapshot s ON s.id = r.snapshot_id WHERE r.verdict IN ('pass', 'drop'))"
+		    " WHERE nth = 1 ORDER BY queue", &latest, "reading runs", err);
+	if (r < 0)
+		goto out;
+	r = prepare(db, "SELECT p.name, p.upstream, v.regressions, v.reason FROM verdict v"
+		    " JOIN patch p ON p.id = v.patch_id WHERE v.run_id = ? AND v.status = 'drop'"
+		    " AND v.reason IN ('regression', 'build', 'boot') ORDER BY p.position",
+		    &open_st, "reading verdicts", err);
+	if (r < 0)
+		goto out;
+
+	out = new_object();
+	queues = new_array();
+	obj_set(out, "queues", queues);
+	while ((rc = sqlite3_step(latest)) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(latest, 1);
+		json_t *queue = new_object(), *open = new_array();
+
+		obj_set(queue, "queue", text_json(latest, 0));
+		obj_set(queue, "run", json_integer(run));
+		obj_set(queue, "started_at", text_json(latest, 2));
+		obj_set(queue, "verdict", text_json(latest, 3));
+		obj_set(queue, "open", open);
+		sqlite3_reset(open_st);
+		sqlite3_bind_int64(open_st, 1, run);
+		while ((rc = sqlite3_step(open_st)) == SQLITE_ROW) {
+			json_t *entry = new_object(), *cases = NULL;
+
+			arr_add(open, entry);
+			obj_set(entry, "patch", text_json(open_st, 0));
+			obj_set(entry, "upstream", text_json(open_st, 1));
+			r = names_json(open_st, 2, "regressions", run, column_string(open_st, 0), &cases, err);
+			if (r < 0)
+				break;
+			obj_set(entry, "cases", cases);
+			obj_set(entry, "reason", text_json(open_st, 3));
+		}
+		if (r == 0 && rc != SQLITE_DONE)
+			r = db_error(db, "reading verdicts", err);
+		if (r == 0 && (!open_only || json_array_size(open)))
+			arr_add(queues, queue);
+		else
+			json_decref(queue);
+		if (r < 0)
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		r = db_error(db, "reading runs", err);
+out:
+	sqlite3_finalize(latest);
+	sqlite3_finalize(open_st);
+	if (r < 0) {
+		json_decref(out);
+		errno = -r;
+		return NULL;
+	}
+	return out;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * history: the questions people ask the record (db.h's schema), answered
+ * as JSON objects shaped for the HTTP API; `backport-gate history` prints
+ * the same objects for people.
+ *
+ * Every function reads through the open handle @db and writes nothing. It
+ * returns a new reference (the caller json_decref()s it), or NULL with a
+ * one-line message in @err and errno set to say which kind of failure it
+ * was, so a server can map it onto a status code:
+ *
+ *   EINVAL  a bad argument (the message names it and what is accepted)
+ *   ENOENT  no such run
+ *   EAGAIN  the run exists but has no report yet (it is still running)
+ *   EIO     the database failed, or a stored value is not what gate_run()
+ *           writes (the message names the run)
+ *
+ * No transaction is held open across the statements of one answer, so a
+ * connection may be shared with other threads (SQLITE_OPEN_FULLMUTEX); an
+ * answer read while a run is being recorded can be a moment out of step
+ * (a "total" counting a run its page does not show yet).
+ *
+ * Times are the record's ISO 8601 UTC strings ("2026-12-03T07:06:08Z").
+ * "Newest first" means by run.started_at, then by run id. A run is
+ * finished when its verdict is pass or drop: error runs judged nothing,
+ * running ones have not judged yet.
+ */
+#ifndef GATE_HISTORY_H
+#define GATE_HISTORY_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/strbuf.h"
+
+#define HISTORY_LIMIT_DEFAULT 50
+#define HISTORY_LIMIT_MAX 500
+
+struct history_filter {
+	const char *queue;	/* NULL: any; else equal to snapshot.queue */
+	const char *verdict;	/* NULL: any; else pass, drop, error or running */
+	const char *since;	/* NULL: any; else runs started at or after this
+				 * ISO date or date-time: 2026-12-03,
+				 * 2026-12-03T07:00, "2026-12-03 07:00:05",
+				 * ...+02:00; UTC unless it names an offset */
+	int64_t limit;		/* 0: HISTORY_LIMIT_DEFAULT; above
+				 * HISTORY_LIMIT_MAX is clamped to it */
+	int64_t offset;		/* matching runs to skip, newest first */
+};
+
+/*
+ * Runs matching @f (NULL: no filter), newest first:
+ *
+ *   {"runs": [{"run", "queue", "source", "ref", "commit", "base",
+ *              "verdict", "started_at", "finished_at", "seconds",
+ *              "builds", "boots", "error", "drop": [patch names]}...],
+ *    "total": N, "limit": L, "offset": O}
+ *
+ * total counts every matching run (not just this page); limit is the one
+ * applied (after defaulting and clamping). ref, commit, finished_at,
+ * seconds and error are null when the record has none; drop lists the
+ * patches the run's verdicts dropped, in series order. EINVAL for an
+ * unknown verdict, a since that is not a date, a negative limit or offset.
+ */
+json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf *err);
+
+/*
+ * The JSON report run @run recorded (DESIGN.md's shape, as gate_run()
+ * wrote it). ENOENT "no run N"; EAGAIN while it is still running.
+ */
+json_t *history_run_report(sqlite3 *db, int64_t run, struct strbuf *err);
+
+/*
+ * Every verdict a patch ever got, in every queue and run, newest first
+ * (within a run, in series order):
+ *
+ *   {"key": @key, "match": "upstream" | "name",
+ *    "verdicts": [{"run", "queue", "started_at", "name", "upstream",
+ *                  "subject", "status", "reason", "regressions": [...],
+ *                  "changes": [...], "evidence"}...]}
+ *
+ * A @key of 12 to 40 hex digits is an upstream sha: it matches every
+ * patch whose upstream starts with it, ignoring case ("match":
+ * "upstream"). Anything else is a file name, matched exactly against the
+ * name in the series ("match": "name"). A patch never seen gives an empty
+ * list, not an error. EINVAL for an empty key.
+ */
+json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err);
+
+/*
+ * One suite case across the finished runs, newest first:
+ *
+ *   {"case": @name, "kind": "contract" | "quirk" | null,
+ *    "runs": [{"run", "queue", "started_at",
+ *              "outcome": "pass" | "regressed" | "changed",
+ *              "patches": [names]}...]}
+ *
+ * "regressed": the patches whose verdict lists the case in its
+ * regressions; "changed": none did, but these patches changed the quirk
+ * case (verdict changes); "pass": no verdict of the run names the case
+ * (patches is empty). kind is what a boot recorded the case as, null when
+ * no recorded boot ran it. A case that no boot and no verdict ever named
+ * (a typo, say) has an empty "runs", rather than a "pass" for every run.
+ */
+json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err);
+
+/*
+ * Per queue (by name), what its latest finished run left open:
+ *
+ *   {"queues": [{"queue", "run", "started_at", "verdict",
+ *                "open": [{"patch", "upstream", "cases": [...],
+ *                          "reason"}...]}...]}
+ *
+ * open lists the patches that run dropped for a regression, a build or a
+ * boot failure (series order); a later clean run of the queue closes
+ * them, so its list is empty. Drops for apply and dependency are not
+ * regressions of the kernel and are left out. A queue with no finished
+ * run is not listed; with @open_only neither is one with nothing open.
+ */
+json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err);
+
+#endif
