@@ -24,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# As default_cache() in gate/builtin/cmd_run.c.
+# As default_cache() in gate/pipeline/defaults.c.
 if [ -n "${BG_CACHE:-}" ]; then
 	cache=$BG_CACHE
 elif [ -n "${XDG_CACHE_HOME:-}" ]; then

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "builtin/commands.h"
+#include "pipeline/defaults.h"
 #include "pipeline/export.h"
 #include "record/db.h"
 #include "record/history.h"

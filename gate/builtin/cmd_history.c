@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "builtin/commands.h"
+#include "pipeline/defaults.h"
 #include "record/db.h"
 #include "record/history.h"
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "builtin/commands.h"
+#include "pipeline/defaults.h"
 #include "pipeline/kernel.h"
 #include "pipeline/tree.h"
 

@@ -7,6 +7,7 @@
 
 #include "builtin/commands.h"
 #include "output/report.h"
+#include "pipeline/defaults.h"
 #include "record/db.h"
 
 /* backport-gate report RUN [--json] [--db FILE]: a recorded run, again. */

@@ -16,10 +16,4 @@ int cmd_export(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_job(int argc, char **argv);
 
-/* Shared defaults: the cache directory and the repository holding the suite. */
-const char *default_cache(void);
-char *repository_top(void);
-/* queue-<major>.<minor> of the packaged tree, e.g. queue-6.1 (caller frees) */
-char *default_series_dir(void);
-
 #endif

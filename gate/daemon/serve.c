@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -16,18 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "builtin/commands.h"
 #include "daemon/outbox.h"
 #include "daemon/serve.h"
 #include "output/page.h"
 #include "parse/webhook.h"
 #include "record/db.h"
 #include "record/history.h"
-
-/* A job without a verdict is tried this often (see worker_ended), 30 s apart. */
-#define MAX_JOB_ATTEMPTS 3
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
+#include "record/jobs.h"
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 
@@ -181,36 +175,6 @@ out:
 	return ret;
 }
 
-static json_t *job_json(sqlite3 *db, int64_t id)
-{
-	sqlite3_stmt *st;
-	json_t *o = NULL;
-
-	if (sqlite3_prepare_v2(db, "SELECT id, queue, trigger, state, attempts, run_id, error, created_at, "
-			       "started_at, finished_at, content_hash FROM job WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		static const char *const keys[] = { "job", "queue", "trigger", "state", "attempts", "run",
-						     "error", "created_at", "started_at", "finished_at",
-						     "snapshot" };
-
-		o = json_object();
-		for (int i = 0; i < 11; i++) {
-			json_t *v;
-
-			switch (sqlite3_column_type(st, i)) {
-			case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, i)); break;
-			case SQLITE_NULL: v = json_null(); break;
-			default: v = json_string((const char *)sqlite3_column_text(st, i)); break;
-			}
-			json_object_set_new(o, keys[i], v);
-		}
-	}
-	sqlite3_finalize(st);
-	return o;
-}
-
 static const char *query(struct MHD_Connection *c, const char *key)
 {
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
@@ -257,7 +221,7 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		long long id = strtoll(url + 10, &end, 10);
 
 		if (!*end && id > 0)
-			v = job_json(s->db, id);
+			v = jobs_get_json(s->db, id);
 		if (!v)
 			strbuf_addf(&err, "no job %s", url + 10);
 	} else if (!strncmp(url, "/api/patches/", 13) && url[13]) {
@@ -378,34 +342,6 @@ static pid_t start_worker(struct server *s, int64_t job)
 	_exit(127);
 }
 
-/* The oldest queued job; one whose attempt failed waits 30 s from that attempt's end. */
-static int64_t next_queued_job(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int64_t job = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT id FROM job WHERE state = 'queued' AND "
-			       "(started_at IS NULL OR COALESCE(finished_at, started_at) < "
-			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 seconds')) "
-			       "ORDER BY id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		job = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return job;
-}
-
-static void job_sql(sqlite3 *db, const char *sql, int64_t job)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, job);
-	sqlite3_step(st);
-	sqlite3_finalize(st);
-}
-
 /* How the worker ended decides the job's fate; only a verdict is final. */
 static void worker_ended(struct server *s, int64_t job, int status)
 {
@@ -416,25 +352,7 @@ static void worker_ended(struct server *s, int64_t job, int status)
 	fprintf(stderr, "job %lld: no verdict (%s %d); %s\n", (long long)job,
 		WIFSIGNALED(status) ? "signal" : "exit status",
 		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), "will retry");
-	job_sql(s->db, "UPDATE job SET state = CASE WHEN attempts >= " STRINGIFY(MAX_JOB_ATTEMPTS)
-		" THEN 'failed' ELSE 'queued' END, "
-		"error = COALESCE(error, 'the worker ended without a verdict'), "
-		"finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-		"WHERE id = ? AND state = 'running'", job);
-}
-
-static bool queue_has_pending_job(sqlite3 *db, const char *queue)
-{
-	sqlite3_stmt *st;
-	bool pending = false;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM job WHERE queue = ? AND state IN ('queued', 'running')",
-			       -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
-	pending = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return pending;
+	jobs_worker_failed(s->db, job);
 }
 
 static void poll_queues(struct server *s, time_t now, time_t *next_poll)
@@ -450,7 +368,7 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 		next_poll[i] = now + q->poll;
 		/* One fetch is enough: the job reads the queue when it runs, and
 		 * an unchanged snapshot ends at once without a new run. */
-		if (queue_has_pending_job(s->db, q->name))
+		if (jobs_queue_pending(s->db, q->name))
 			continue;
 		if (jobs_enqueue(s->db, q->name, "poll", NULL, &job, &dup, &err) < 0)
 			fprintf(stderr, "poll %s: %s\n", q->name, err.buf);
@@ -498,17 +416,15 @@ static int serve_loop(struct server *s)
 		pthread_rwlock_rdlock(&s->lock);
 		poll_queues(s, now, next_poll);
 		if (!worker) {
-			int64_t job = next_queued_job(s->db);
+			int64_t job = jobs_next_queued(s->db);
 
 			if (job) {
-				job_sql(s->db, "UPDATE job SET state = 'running', attempts = attempts + 1, "
-					"error = NULL, started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
-					"finished_at = NULL WHERE id = ?", job);
+				jobs_start(s->db, job);
 				worker = start_worker(s, job);
 				worker_job = job;
 				if (worker < 0) {
 					worker = 0;
-					job_sql(s->db, "UPDATE job SET state = 'queued' WHERE id = ?", job);
+					jobs_requeue(s->db, job);
 				} else {
 					sd_notifyf(0, "STATUS=gating job %lld (building and booting)", (long long)job);
 					fprintf(stderr, "job %lld: started worker %d\n", (long long)job, (int)worker);
@@ -528,114 +444,42 @@ static int serve_loop(struct server *s)
 		kill(worker, SIGTERM);
 		waitpid(worker, NULL, 0);
 		/* interrupted: it runs again after the restart */
-		job_sql(s->db, "UPDATE job SET state = 'queued' WHERE id = ? AND state = 'running'", worker_job);
+		jobs_interrupted(s->db, worker_job);
 	}
 	return 0;
 }
 
-static void usage(FILE *f)
+int serve_run(struct gate_config *cfg, struct strbuf *err)
 {
-	fprintf(f, "usage: backport-gate serve [--config FILE] [--check]\n");
-}
-
-int cmd_serve(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check", no_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *path = "/etc/backport-gate/gate.conf";
-	struct strbuf err = STRBUF_INIT;
 	struct server s;
 	struct sigaction sa = { .sa_handler = on_signal };
-	bool check = false;
-	int c, status = EXIT_NO_VERDICT;
+	int r;
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'c')
-			path = optarg;
-		else if (c == 'k')
-			check = true;
-		else {
-			usage(stderr);
-			return EXIT_NO_VERDICT;
-		}
-	}
 	memset(&s, 0, sizeof(s));
-	if (config_load(path, &s.cfg, &err) < 0) {
-		fprintf(stderr, "backport-gate serve: %s\n", err.buf);
-		goto out;
-	}
-	if (check) {
-		printf("%s: ok, %zu queue%s, listen %s:%u, database %s\n", path, s.cfg.n_queues,
-		       s.cfg.n_queues == 1 ? "" : "s", s.cfg.listen_host, s.cfg.listen_port, s.cfg.database);
-		status = 0;
-		goto out;
-	}
+	s.cfg = *cfg;
 	pthread_rwlock_init(&s.lock, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (db_open(s.cfg.database, &s.db, &err) < 0)
-		goto fail;
+	r = db_open(s.cfg.database, &s.db, err);
+	if (r < 0)
+		goto out;
 	/* a job 'running' now was interrupted by a crash or a kill: again */
-	sqlite3_exec(s.db, "UPDATE job SET state = 'queued', started_at = NULL WHERE state = 'running';"
-		     "UPDATE run SET verdict = 'error', error = 'interrupted: the daemon or its worker was killed', "
-		     "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE verdict = 'running'",
-		     NULL, NULL, NULL);
-	if (start_http(&s, &err) < 0)
-		goto fail;
+	jobs_recover(s.db);
+	r = start_http(&s, err);
+	if (r < 0)
+		goto out;
 	fprintf(stderr, "backport-gate serve: listening on http://%s:%u/, %zu queues, database %s\n",
 		s.cfg.listen_host, s.cfg.listen_port, s.cfg.n_queues, s.cfg.database);
 	sd_notify(0, "READY=1\nSTATUS=idle");
 	serve_loop(&s);
-	status = 0;
-	goto out;
-fail:
-	fprintf(stderr, "backport-gate serve: %s\n", err.buf);
+	r = 0;
 out:
 	if (s.httpd)
 		MHD_stop_daemon(s.httpd);
 	db_close(s.db);
-	config_release(&s.cfg);
-	strbuf_release(&err);
-	return status;
-}
-
-/* backport-gate job --config FILE --job ID: the worker's side of a job. */
-int cmd_job(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "job", required_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *path = NULL;
-	long long job = 0;
-	struct gate_config cfg;
-	struct strbuf err = STRBUF_INIT;
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'c')
-			path = optarg;
-		else if (c == 'j')
-			job = atoll(optarg);
-		else
-			break;
-	}
-	if (!path || job <= 0) {
-		fprintf(stderr, "usage: backport-gate job --config FILE --job ID (started by serve)\n");
-		return EXIT_NO_VERDICT;
-	}
-	r = config_load(path, &cfg, &err);
-	if (r == 0)
-		r = job_execute(&cfg, job, &err);
-	if (r < 0)
-		fprintf(stderr, "job %lld: %s\n", job, err.buf);
-	config_release(&cfg);
-	strbuf_release(&err);
-	return r < 0 ? EXIT_NO_VERDICT : 0;
+	/* a reload may have replaced it: the caller releases the latest */
+	*cfg = s.cfg;
+	return r;
 }

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/job.h"
+#include "pipeline/defaults.h"
+#include "pipeline/gate.h"
+#include "pipeline/queue.h"
+#include "record/db.h"
+#include "record/jobs.h"
+
+int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *err)
+{
+	struct queue_snapshot snap = { 0 };
+	struct gate_options opts = { .drop_on_quirk = cfg->drop_on_quirk };
+	const struct queue_config *q;
+	struct queue_request req = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	char *queue = NULL, *top = repository_top(), *series_default = default_series_dir();
+	sqlite3 *db = NULL;
+	json_t *report = NULL;
+	int64_t earlier;
+	int r;
+
+	r = db_open(cfg->database, &db, err);
+	if (r < 0)
+		goto out;
+	r = jobs_get_queue(db, job_id, &queue, err);
+	if (r < 0)
+		goto out;
+	if (!queue) {
+		strbuf_addf(err, "job %lld does not exist", (long long)job_id);
+		r = -ENOENT;
+		goto out;
+	}
+	q = config_queue(cfg, queue);
+	if (!q) {
+		strbuf_addf(err, "job %lld: queue '%s' is no longer configured", (long long)job_id, queue);
+		r = -ENOENT;
+		goto out;
+	}
+	req.source = q->url;
+	req.ref = q->ref;
+	req.series_dir = q->series;
+	req.default_series_dir = series_default;
+	req.cache = cfg->cache;
+	r = queue_load(&req, &snap, &why);
+	if (r < 0) {
+		/* "queue NAME: what failed", once */
+		strbuf_addf(err, "queue %s: %s", queue,
+			    strncmp(why.buf, "queue: ", 7) == 0 ? why.buf + 7 : why.buf);
+		goto out;
+	}
+	jobs_set_snapshot(db, job_id, snap.content_hash, snap.commit[0] ? snap.commit : NULL);
+	/* The same content twice is one job. */
+	earlier = jobs_already_gated(db, queue, snap.content_hash, job_id);
+	if (earlier) {
+		r = jobs_done_as(db, job_id, earlier);
+		goto out;
+	}
+	r = gate_snapshot(top, cfg->cache, db, &snap, &opts, &report, err);
+	if (r < 0)
+		goto out;
+	r = jobs_record_done(db, q, job_id, report);
+	if (r < 0)
+		db_error(db, "recording the verdict", err);
+out:
+	/* Why there is no verdict, for /api/jobs and the page; the job is retried. */
+	if (r < 0 && db && queue)
+		jobs_set_error(db, job_id, err->buf);
+	strbuf_release(&why);
+	json_decref(report);
+	queue_snapshot_release(&snap);
+	db_close(db);
+	free(queue);
+	free(top);
+	free(series_default);
+	return r;
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pipeline/defaults.h"
+
+const char *default_cache(void)
+{
+	static char buf[PATH_MAX];
+	const char *xdg = getenv("XDG_CACHE_HOME");
+
+	if (getenv("BG_CACHE"))
+		return getenv("BG_CACHE");
+	if (xdg && xdg[0]) {
+		snprintf(buf, sizeof(buf), "%s/backport-gate", xdg);
+		return buf;
+	}
+	return "/var/cache/backport-gate";
+}
+
+/* The suite and its config live in the repository the binary was built in. */
+char *repository_top(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (getenv("BG_TOP"))
+		return strdup(getenv("BG_TOP"));
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return strdup(".");
+	exe[n] = '\0';
+	/* <top>/build/backport-gate, <top>/build/asan/backport-gate, ... */
+	for (int up = 0; up < 4; up++) {
+		char probe[PATH_MAX + 64];
+
+		dirname(exe);
+		snprintf(probe, sizeof(probe), "%s/kernel-tests/config/shebang.config", exe);
+		if (access(probe, R_OK) == 0)
+			return strdup(exe);
+	}
+	return strdup(".");
+}
+
+char *default_series_dir(void)
+{
+	const char *tarball = getenv("BG_TARBALL") ? getenv("BG_TARBALL")
+						    : "/usr/src/linux-source-6.1.tar.xz";
+	const char *base = strrchr(tarball, '/');
+	char *out;
+
+	base = base ? base + 1 : tarball;
+	if (strncmp(base, "linux-source-", 13) == 0)
+		base += 13;
+	if (asprintf(&out, "queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
+								   : (long)strlen(base)), base) < 0)
+		abort();
+	return out;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jobs: the daemon's job rows (db.h's schema), every statement that reads
+ * or moves one. A job is queued (by a webhook or a poll), superseded by a
+ * newer one for the same queue while it waits, running while a worker
+ * gates it, then done (with its run) or, after JOBS_MAX_ATTEMPTS attempts
+ * without a verdict, failed. A job found running when the daemon starts
+ * was interrupted, and is queued again.
+ *
+ * Functions that return int give 0 or -EIO; nothing here logs.
+ */
+#ifndef GATE_JOBS_H
+#define GATE_JOBS_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/strbuf.h"
+#include "parse/config.h"
+
+/* A job without a verdict is tried this often, 30 s apart. */
+#define JOBS_MAX_ATTEMPTS 3
+
+/*
+ * Queue a job for @queue; a newer job supersedes queued, not started ones.
+ * A @delivery seen before gives its job with *ret_duplicate. 0, or -errno
+ * with @err.
+ */
+int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
+		 int64_t *ret_job, bool *ret_duplicate, struct strbuf *err);
+
+/* The oldest queued job; one whose attempt failed waits 30 s from that attempt's end. 0: none. */
+int64_t jobs_next_queued(sqlite3 *db);
+/* true when @queue has a job queued or running. */
+bool jobs_queue_pending(sqlite3 *db, const char *queue);
+
+/* A worker takes job @job: running, one attempt more, its error cleared. */
+int jobs_start(sqlite3 *db, int64_t job);
+/* The worker could not be started: queued again. */
+int jobs_requeue(sqlite3 *db, int64_t job);
+/* The worker ended without a verdict: queued again, or failed after the last attempt. */
+int jobs_worker_failed(sqlite3 *db, int64_t job);
+/* The daemon stops under a running job: queued again (it runs after the restart). */
+int jobs_interrupted(sqlite3 *db, int64_t job);
+/*
+ * At start: every job still running was interrupted by a crash or a
+ * kill, and is queued again; every run still running ends as an error.
+ */
+int jobs_recover(sqlite3 *db);
+
+/* The queue job @job gates into *ret_queue (caller frees; NULL: no such job). 0, or -errno with @err. */
+int jobs_get_queue(sqlite3 *db, int64_t job, char **ret_queue, struct strbuf *err);
+/* The snapshot the job read: its content hash and commit (NULL for a directory). */
+int jobs_set_snapshot(sqlite3 *db, int64_t job, const char *content_hash, const char *commit);
+/* The run of an earlier job that gated the same snapshot of @queue, or 0. */
+int64_t jobs_already_gated(sqlite3 *db, const char *queue, const char *content_hash, int64_t job);
+/* The job is done with an earlier job's run: the snapshot was already gated. */
+int jobs_done_as(sqlite3 *db, int64_t job, int64_t earlier_run);
+/* Why the job has no verdict, for /api/jobs and the page. */
+int jobs_set_error(sqlite3 *db, int64_t job, const char *error);
+/*
+ * The job is done with the run of @report, and @q's notifications of it
+ * are in the outbox: together or not at all.
+ */
+int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, json_t *report);
+
+/* The job as /api/jobs/ID shows it (a new reference), or NULL when there is none. */
+json_t *jobs_get_json(sqlite3 *db, int64_t job);
+
+#endif
