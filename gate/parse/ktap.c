@@ -233,3 +233,14 @@ bool ktap_marked_block(const char *console, size_t len, const char *token,
 	*ret_len = (size_t)(e - start);
 	return true;
 }
+
+const char *boot_status_name(enum boot_status status)
+{
+	switch (status) {
+	case BOOT_OK: return "ok";
+	case BOOT_PANIC: return "panic";
+	case BOOT_TIMEOUT: return "timeout";
+	case BOOT_INCOMPLETE: return "incomplete";
+	}
+	return "unknown";
+}

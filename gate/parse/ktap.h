@@ -6,6 +6,9 @@
  * messages and anything else on the console are ignored. A result is
  * believed only when it matches the plan (numbered 1..N in order), and a
  * last line without its newline (the guest died mid-line) is not read.
+ *
+ * It also names how a boot ended (enum boot_status), so the judge and the
+ * record can speak of boots without knowing the kernel that made them.
  */
 #ifndef GATE_KTAP_H
 #define GATE_KTAP_H
@@ -51,6 +54,20 @@ void ktap_run_release(struct ktap_run *run);
 const struct case_result *ktap_find(const struct ktap_run *run, const char *name);
 
 const char *case_status_name(enum case_status status);
+
+/*
+ * How a boot of the test kernel ended, as its console shows it. A boot
+ * that reached the suite's complete KTAP is BOOT_OK; one whose console
+ * holds no complete, well-formed result is BOOT_INCOMPLETE.
+ */
+enum boot_status {
+	BOOT_OK,		/* the suite's KTAP is complete */
+	BOOT_PANIC,
+	BOOT_TIMEOUT,
+	BOOT_INCOMPLETE,	/* the guest ended without a complete result */
+};
+
+const char *boot_status_name(enum boot_status status);
 
 /*
  * The part of @console between "# backport-gate begin TOKEN" and

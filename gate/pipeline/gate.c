@@ -307,6 +307,7 @@ static int boot(struct gate_ctx *ctx, const struct tree_key *key, struct judge_e
 {
 	struct strbuf console = STRBUF_INIT, ktap_err = STRBUF_INIT;
 	enum boot_status status;
+	struct db_boot record;
 	double start = now_seconds();
 	int r;
 
@@ -322,12 +323,30 @@ static int boot(struct gate_ctx *ctx, const struct tree_key *key, struct judge_e
 		e->boot_status = BOOT_INCOMPLETE;
 		strbuf_addf(&e->boot_evidence, "%s\n", ktap_err.buf);
 	}
-	if (db_boot_put(ctx->db, key, e, ctx->env->accel, now_seconds() - start) < 0)
+	/* what the record keeps of @e: a view, nothing to release */
+	record = (struct db_boot){ .failed = e->boot_failed, .status = e->boot_status,
+				   .evidence = e->boot_evidence, .ktap = e->ktap };
+	if (db_boot_put(ctx->db, key, &record, ctx->env->accel, now_seconds() - start) < 0)
 		r = db_error(ctx->db, "recording a boot", err);
 out:
 	strbuf_release(&console);
 	strbuf_release(&ktap_err);
 	return r;
+}
+
+/* A recorded boot into @e, which takes over its evidence and results. */
+static void eval_take_boot(struct judge_eval *e, struct db_boot *boot)
+{
+	struct strbuf evidence = e->boot_evidence;
+	struct ktap_run ktap = e->ktap;
+
+	e->boot_failed = boot->failed;
+	e->boot_status = boot->status;
+	e->boot_evidence = boot->evidence;
+	e->ktap = boot->ktap;
+	/* @e's empty ones, for the caller's db_boot_release() */
+	boot->evidence = evidence;
+	boot->ktap = ktap;
 }
 
 static bool patch_touches(const struct patch *p, const char *path)
@@ -497,6 +516,7 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	struct gate_ctx *ctx = opaque;
 	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *e;
+	struct db_boot recorded = DB_BOOT_INIT;
 	struct tree_key key;
 	git_oid commit;
 	bool found, ok;
@@ -535,7 +555,10 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	 * or kernel-tests/run) is booted and recorded without a build row.
 	 * A fresh boot is the tree's second; a re-gate reuses it too.
 	 */
-	r = db_boot_get(ctx->db, &key, fresh ? 2 : 1, &found, e);
+	r = db_boot_get(ctx->db, &key, fresh ? 2 : 1, &found, &recorded);
+	if (r == 0 && found)
+		eval_take_boot(e, &recorded);
+	db_boot_release(&recorded);
 	if (r < 0)
 		return db_error(ctx->db, "reading boots", err);
 	if (found)

@@ -33,7 +33,6 @@
 
 #include "basic/strbuf.h"
 #include "parse/ktap.h"
-#include "pipeline/kernel.h"
 
 /* One patch as the judge sees it. */
 struct judge_patch {

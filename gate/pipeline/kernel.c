@@ -436,17 +436,6 @@ out:
 	return r;
 }
 
-const char *boot_status_name(enum boot_status status)
-{
-	switch (status) {
-	case BOOT_OK: return "ok";
-	case BOOT_PANIC: return "panic";
-	case BOOT_TIMEOUT: return "timeout";
-	case BOOT_INCOMPLETE: return "incomplete";
-	}
-	return "unknown";
-}
-
 static int write_initramfs(struct kernel_env *env, const char *cpio, struct strbuf *err)
 {
 	char *list = xasprintf("%s/initramfs.list", env->work);

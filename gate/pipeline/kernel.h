@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "basic/strbuf.h"
+#include "parse/ktap.h"
 
 struct kernel_env {
 	char *top;		/* the repository: suite sources, config fragment */
@@ -57,23 +58,14 @@ enum build_status {
 int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		 struct strbuf *first_error, struct strbuf *err);
 
-enum boot_status {
-	BOOT_OK,		/* the suite's KTAP is complete */
-	BOOT_PANIC,
-	BOOT_TIMEOUT,
-	BOOT_INCOMPLETE,	/* the guest ended without a complete result */
-};
-
 /*
  * Boot the last build with the suite. @console receives the console
- * output (capped). Returns 0 with *ret_status, or -errno (QEMU could not
- * start) with a message in @err. @evidence gets the panic line or the
+ * output (capped). Returns 0 with *ret_status (ktap.h), or -errno (QEMU
+ * could not start) with a message in @err. @evidence gets the panic line or the
  * console tail when the boot failed.
  */
 int kernel_boot(struct kernel_env *env, struct strbuf *console, enum boot_status *ret_status,
 		struct strbuf *evidence, struct strbuf *err);
-
-const char *boot_status_name(enum boot_status status);
 
 /*
  * The tree-relative paths of every file the last build read (sources,

@@ -234,8 +234,14 @@ static int load_cases(sqlite3 *db, sqlite3_int64 boot_id, struct ktap_run *ktap)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+void db_boot_release(struct db_boot *boot)
+{
+	strbuf_release(&boot->evidence);
+	ktap_run_release(&boot->ktap);
+}
+
 int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_found,
-		struct judge_eval *eval)
+		struct db_boot *boot)
 {
 	static const char *const statuses[] = { "ok", "panic", "timeout", "incomplete" };
 	sqlite3_stmt *st;
@@ -256,19 +262,19 @@ int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_
 
 		*ret_found = true;
 		boot_id = sqlite3_column_int64(st, 0);
-		eval->boot_status = s < 0 ? BOOT_INCOMPLETE : (enum boot_status)s;
-		eval->boot_failed = eval->boot_status != BOOT_OK;
-		strbuf_adds(&eval->boot_evidence, column_text(st, 2));
+		boot->status = s < 0 ? BOOT_INCOMPLETE : (enum boot_status)s;
+		boot->failed = boot->status != BOOT_OK;
+		strbuf_adds(&boot->evidence, column_text(st, 2));
 	} else if (rc != SQLITE_DONE) {
 		r = -EIO;
 	}
 	sqlite3_finalize(st);
-	if (r == 0 && *ret_found && !eval->boot_failed)
-		r = load_cases(db, boot_id, &eval->ktap);
+	if (r == 0 && *ret_found && !boot->failed)
+		r = load_cases(db, boot_id, &boot->ktap);
 	return r;
 }
 
-int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct judge_eval *eval,
+int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct db_boot *boot,
 		const char *accel, double seconds)
 {
 	sqlite3_stmt *st = NULL;
@@ -285,9 +291,9 @@ int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct judge_eval
 	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key->suite, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, boot_status_name(eval->boot_failed ? eval->boot_status : BOOT_OK),
+	sqlite3_bind_text(st, 4, boot_status_name(boot->failed ? boot->status : BOOT_OK),
 			  -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, eval->boot_evidence.buf, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, boot->evidence.buf, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, accel, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 7, seconds);
 	if (sqlite3_step(st) != SQLITE_DONE)
@@ -298,8 +304,8 @@ int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct judge_eval
 	if (sqlite3_prepare_v2(db, "INSERT INTO case_result (boot_id, name, kind, status, diagnostic) "
 			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 		goto out;
-	for (size_t i = 0; i < eval->ktap.n_cases; i++) {
-		const struct case_result *c = &eval->ktap.cases[i];
+	for (size_t i = 0; i < boot->ktap.n_cases; i++) {
+		const struct case_result *c = &boot->ktap.cases[i];
 
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, boot_id);

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "basic/strbuf.h"
-#include "pipeline/judge.h"
+#include "parse/ktap.h"
 
 struct db_migration {
 	const char *name;
@@ -53,15 +53,26 @@ int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found
 			struct strbuf *inputs);
 int db_build_inputs_put(sqlite3 *db, const struct tree_key *key, const char *inputs);
 
+/* A recorded boot: how it ended and, when it booted, the suite's results. */
+struct db_boot {
+	bool failed;
+	enum boot_status status;	/* BOOT_OK unless @failed */
+	struct strbuf evidence;		/* panic line, console tail */
+	struct ktap_run ktap;		/* when it booted */
+};
+
+#define DB_BOOT_INIT { .evidence = STRBUF_INIT }
+void db_boot_release(struct db_boot *boot);
+
 /*
  * Boot number @attempt (1: the first; 2: the fresh boot that re-checked a
- * regression) of @key into @eval (boot_failed, boot_status,
- * boot_evidence, ktap). *ret_found false when there is none.
+ * regression) of @key into @boot (appended to its evidence and cases).
+ * *ret_found false when there is none.
  */
 int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_found,
-		struct judge_eval *eval);
-/* Record a boot as the next attempt for @key. */
-int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct judge_eval *eval,
+		struct db_boot *boot);
+/* Record @boot as the next attempt for @key. */
+int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct db_boot *boot,
 		const char *accel, double seconds);
 
 /*

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The record's boots (db_boot_put, db_boot_get): what a boot put in comes
+ * back out whole (status, evidence, every case with its kind, status and
+ * diagnostic, in order), attempts count up per tree, and a failed boot
+ * keeps its status and evidence but no cases.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "record/db.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+	sqlite3 *db;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct strbuf err = STRBUF_INIT;
+
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/db_test.XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
+	if (db_open(f->path, &f->db, &err) < 0) {
+		fprintf(stderr, "db_open: %s\n", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[160];
+
+	db_close(f->db);
+	unlink(f->path);
+	snprintf(path, sizeof(path), "%s-wal", f->path);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", f->path);
+	unlink(path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static const struct tree_key key = {
+	.tree = "1111111111111111111111111111111111111111",
+	.config = "c0ffee",
+	.suite = "5u17e",
+};
+
+static void test_boot_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct case_result cases[] = {
+		{ .name = "test.pl", .quirk = false, .status = CASE_FAIL, .diagnostic = "ran /bin/sh" },
+		{ .name = "empty", .quirk = true, .status = CASE_QUIRK_CHANGED, .diagnostic = "argv[1]=\"\"" },
+		{ .name = "exact", .quirk = false, .status = CASE_PASS, .diagnostic = "" },
+	};
+	struct db_boot in = DB_BOOT_INIT, out = DB_BOOT_INIT;
+	bool found = true;
+
+	in.status = BOOT_OK;
+	in.ktap.cases = cases;
+	in.ktap.n_cases = 3;
+	in.ktap.planned = 3;
+	in.ktap.complete = true;
+	assert_int_equal(db_boot_get(f->db, &key, 1, &found, &out), 0);
+	assert_false(found);
+	assert_int_equal(db_boot_put(f->db, &key, &in, "tcg", 2.5), 0);
+	assert_int_equal(db_boot_get(f->db, &key, 1, &found, &out), 0);
+	assert_true(found);
+	assert_false(out.failed);
+	assert_int_equal(out.status, BOOT_OK);
+	assert_string_equal(out.evidence.buf, "");
+	assert_true(out.ktap.complete);
+	assert_int_equal(out.ktap.n_cases, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_string_equal(out.ktap.cases[i].name, cases[i].name);
+		assert_int_equal(out.ktap.cases[i].quirk, cases[i].quirk);
+		assert_int_equal(out.ktap.cases[i].status, cases[i].status);
+		assert_string_equal(out.ktap.cases[i].diagnostic, cases[i].diagnostic);
+	}
+	db_boot_release(&out);
+	/* the next boot of the same tree is attempt 2 */
+	assert_int_equal(db_boot_get(f->db, &key, 2, &found, &out), 0);
+	assert_false(found);
+}
+
+static void test_failed_boot(void **state)
+{
+	struct fixture *f = *state;
+	struct db_boot in = DB_BOOT_INIT, out = DB_BOOT_INIT;
+	bool found = false;
+
+	in.failed = true;
+	in.status = BOOT_PANIC;
+	assert_int_equal(strbuf_adds(&in.evidence, "Kernel panic - not syncing: VFS"), 0);
+	assert_int_equal(db_boot_put(f->db, &key, &in, "tcg", 1.0), 0);
+	assert_int_equal(db_boot_put(f->db, &key, &in, "tcg", 1.0), 0);
+	assert_int_equal(db_boot_get(f->db, &key, 2, &found, &out), 0);
+	assert_true(found);
+	assert_true(out.failed);
+	assert_string_equal(boot_status_name(out.status), "panic");
+	assert_string_equal(out.evidence.buf, "Kernel panic - not syncing: VFS");
+	assert_int_equal(out.ktap.n_cases, 0);
+	db_boot_release(&out);
+	db_boot_release(&in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_boot_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_boot, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
