@@ -19,11 +19,12 @@ SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
 SUITE_PROBE_SRCS := $(SUITE_DIR)/probe.c
 SUITE_HDRS := $(wildcard $(SUITE_DIR)/*.h)
 
-# The gate: one folder per layer (README.md, "Layout"), each including
-# only its own layer and those below it. Every gate/*/*.c
-# but builtin/main.c goes into a library that the binary and the unit tests
-# (tests/unit/<module>_test.c) link. Includes name their layer
-# ("basic/strbuf.h"): gate/ is the only include path.
+# The gate: one folder per layer (README.md, "Layout"). A file includes
+# headers of its own layer and of those below it, named with their layer
+# ("basic/strbuf.h"): gate/ is the only include path, and tools/check-layers
+# refuses an include that points up. Every gate/*/*.c but builtin/main.c
+# goes into a library that the binary and the unit tests
+# (tests/unit/<module>_test.c) link.
 GATE_LIBS_PC := libgit2 sqlite3 jansson libcrypto libmicrohttpd libcurl libsystemd
 GATE_MAIN := gate/builtin/main.c
 GATE_SRCS := $(filter-out $(GATE_MAIN),$(wildcard gate/*/*.c))
@@ -37,11 +38,17 @@ GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/u
 UNIT_TESTS := $(BUILD)/tests/probe_record_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
-.PHONY: all suite deps check demo bench clean unit debian-series
+.PHONY: all suite deps check demo bench clean unit debian-series check-layers
 
-all: suite $(BUILD)/backport-gate $(UNIT_TESTS) $(BUILD)/tests/apply-series
+all: check-layers suite $(BUILD)/backport-gate $(UNIT_TESTS) $(BUILD)/tests/apply-series
 
-$(BUILD)/gate/%.o: gate/%.c $(GATE_HDRS)
+# The include direction, checked before anything of the gate compiles: a
+# developer build refuses an include that points up a layer. (Order-only
+# below, so a passing check rebuilds nothing.)
+check-layers:
+	@tools/check-layers gate
+
+$(BUILD)/gate/%.o: gate/%.c $(GATE_HDRS) | check-layers
 	@mkdir -p $(@D)
 	$(CC) $(GATE_CFLAGS) -c -o $@ $<
 
@@ -97,7 +104,7 @@ ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN)/tests/%,$(GATE_TEST_SRCS))
 .PHONY: asan
 asan: $(ASAN)/backport-gate $(ASAN_TESTS)
 
-$(ASAN)/gate/%.o: gate/%.c $(GATE_HDRS)
+$(ASAN)/gate/%.o: gate/%.c $(GATE_HDRS) | check-layers
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
 
