@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * outbox: notifications that must reach their receivers. A verdict's rows
- * are written with the verdict (jobs.c); this sends what is due with
+ * are written with the verdict (record/jobs.h); this sends what is due with
  * libcurl (POST of the report JSON, a timeout per attempt), and on a
  * failure schedules the next attempt with exponential backoff. A row is
  * marked sent only after the receiver answered 2xx, so nothing is lost
