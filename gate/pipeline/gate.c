@@ -446,43 +446,35 @@ static bool patch_reads_none(const struct queue_patch *p, const struct file_set 
 }
 
 /*
- * @subset with its not-exercised patches left out makes a kernel; when
- * that build read none of the files those patches touch, the whole
- * subset makes the same kernel, and its result is the answer. 0 when
- * answered, 1 when it cannot tell (build the subset itself), or -errno.
+ * @subset without the not-exercised patches at its end (a prefix of it,
+ * so every patch in it applies exactly as in @subset) makes a kernel;
+ * when that build read none of the files those trailing patches touch,
+ * the whole subset makes the same kernel, and its result is the answer.
+ * 0 when answered, 1 when it cannot tell (build the subset itself), or
+ * -errno.
  */
 static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size_t n, bool fresh,
 				const struct judge_eval **ret, struct strbuf *err)
 {
-	size_t *rest = calloc(n, sizeof(*rest)), m = 0;
 	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *failed;
 	const struct judge_eval *e;
 	const struct file_set *inputs;
 	struct tree_key key;
 	git_oid commit, tree_id;
+	size_t m = n;
 	int r;
 
-	if (!rest)
-		abort();
-	for (size_t i = 0; i < n; i++)
-		if (ctx->jp[subset[i]].exercised)
-			rest[m++] = subset[i];
-	r = 1;
+	while (m > 0 && !ctx->jp[subset[m - 1]].exercised)
+		m--;
 	if (m == n)
-		goto out;
-	r = sequence_tree(ctx, rest, m, &commit, tree_hex, &failed, err);
-	if (r < 0)
-		goto out;
-	r = 1;
-	if (failed)
-		goto out;
-	r = evaluate(ctx, rest, m, fresh, &e, err);
-	if (r < 0)
-		goto out;
-	r = 1;
-	if (e->apply_failed || e->build_failed)
-		goto out;
+		return 1;
+	r = sequence_tree(ctx, subset, m, &commit, tree_hex, &failed, err);
+	if (r < 0 || failed)
+		return r < 0 ? r : 1;
+	r = evaluate(ctx, subset, m, fresh, &e, err);
+	if (r < 0 || e->apply_failed || e->build_failed)
+		return r < 0 ? r : 1;
 	key.tree = tree_hex;
 	key.config = ctx->env->config_stamp;
 	key.suite = ctx->env->suite_version;
@@ -493,21 +485,14 @@ static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size
 		if (r == 0)
 			r = tree_inputs(ctx, &key, &inputs, err);
 	}
-	if (r < 0)
-		goto out;
-	r = 1;
-	if (!inputs)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (!ctx->jp[subset[i]].exercised &&
-		    !patch_reads_none(&ctx->snap->patches[subset[i]], inputs))
-			goto out;
+	if (r < 0 || !inputs)
+		return r < 0 ? r : 1;
+	for (size_t i = m; i < n; i++)
+		if (!patch_reads_none(&ctx->snap->patches[subset[i]], inputs))
+			return 1;
 	ctx->same_kernel++;
 	*ret = e;
-	r = 0;
-out:
-	free(rest);
-	return r;
+	return 0;
 }
 
 static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,

@@ -7,9 +7,10 @@
  * patches touch what the test kernel compiles, and hands the judge an
  * oracle that turns "base plus these patches" into a build and a boot,
  * reusing any result recorded for the same git tree. Every successful
- * build records the files it read; a sequence whose not-exercised patches
- * touch none of the files read by the build of the rest makes the same
- * kernel as the rest, and gets that result without a build
+ * build records the files it read; a sequence that ends in not-exercised
+ * patches touching none of the files read by the build of the sequence
+ * without them (a prefix, so every patch applies as in the whole) makes
+ * the same kernel, and gets that result without a build
  * (stats.same_kernel counts these). Everything it learns goes into the
  * database; the report is a JSON object (report.h renders it for people).
  */
