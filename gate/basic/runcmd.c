@@ -14,6 +14,10 @@
 #include "basic/runcmd.h"
 
 #define KILL_GRACE_MS 5000
+/* How often a wait looks at a child that writes nothing it reads. */
+#define WAIT_STEP_MS 20
+
+extern char **environ;
 
 static long now_ms(void)
 {
@@ -23,21 +27,33 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static void child_setup(const struct child *c, int out_fd, int err_pipe)
+/*
+ * The child's side, between fork and exec: async-signal-safe calls only,
+ * since the daemon forks with the HTTP threads running (a lock another
+ * thread held at the fork would never be released here).
+ */
+static void child_setup(const struct child *c, char *const *envp, pid_t parent, int out_fd,
+			int err_pipe)
 {
+	sigset_t none;
 	int e;
 
 	setpgid(0, 0);
 	/* A job killed with -9 must not leave make or QEMU running on. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* The daemon may block signals; a child starts with a clean slate. */
-	sigset_t none;
+	if (getppid() != parent)
+		_exit(127);	/* the parent died before the line above */
+	/* The daemon may block or catch signals; a child starts with a clean slate. */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (c->cwd && chdir(c->cwd) < 0)
 		goto fail;
-	if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0)
+	if (out_fd >= 0 &&
+	    (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0))
 		goto fail;
 	{
 		int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -45,9 +61,11 @@ static void child_setup(const struct child *c, int out_fd, int err_pipe)
 		if (null_fd >= 0)
 			dup2(null_fd, STDIN_FILENO);
 	}
-	for (size_t i = 0; c->env && c->env[i]; i++)
-		putenv((char *)c->env[i]);
-	execvp(c->argv[0], (char *const *)c->argv);
+	if (c->fn) {
+		close(err_pipe);	/* EOF: "started" */
+		_exit(c->fn(c->fn_arg));
+	}
+	execvpe(c->argv[0], (char *const *)c->argv, envp);
 fail:
 	e = errno;
 	if (write(err_pipe, &e, sizeof(e)) < 0)
@@ -55,11 +73,45 @@ fail:
 	_exit(127);
 }
 
+/* The environment with @extra set ("NAME=value" replaces NAME), built
+ * before the fork so the child allocates nothing. */
+static char **make_env(const char *const *extra)
+{
+	size_t n_env = 0, n_extra = 0, n = 0;
+	char **envp;
+
+	while (environ[n_env])
+		n_env++;
+	while (extra[n_extra])
+		n_extra++;
+	envp = calloc(n_env + n_extra + 1, sizeof(*envp));
+	if (!envp)
+		abort();
+	for (size_t i = 0; i < n_env; i++) {
+		bool replaced = false;
+
+		for (size_t j = 0; j < n_extra && !replaced; j++) {
+			const char *eq = strchr(extra[j], '=');
+			size_t len = eq ? (size_t)(eq - extra[j]) : strlen(extra[j]);
+
+			replaced = !strncmp(environ[i], extra[j], len) && environ[i][len] == '=';
+		}
+		if (!replaced)
+			envp[n++] = environ[i];
+	}
+	for (size_t j = 0; j < n_extra; j++)
+		envp[n++] = (char *)extra[j];
+	return envp;
+}
+
 static int open_output(const struct child *c, int *ret_fd, int *ret_read_end)
 {
 	int p[2];
 
+	*ret_fd = -1;
 	*ret_read_end = -1;
+	if (c->keep_output)
+		return 0;
 	if (c->capture) {
 		if (pipe2(p, O_CLOEXEC) < 0)
 			return -errno;
@@ -72,124 +124,227 @@ static int open_output(const struct child *c, int *ret_fd, int *ret_read_end)
 	return *ret_fd < 0 ? -errno : 0;
 }
 
-enum drain_end { DRAIN_EOF, DRAIN_DEADLINE, DRAIN_FULL };
-
-/* Drain the capture pipe until EOF or the deadline; keeps what fits. */
-static enum drain_end drain(const struct child *c, int fd, long deadline)
+int child_start(struct child *c)
 {
-	char chunk[8192];
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	for (;;) {
-		long left = deadline - now_ms();
-		ssize_t n;
-
-		if (left <= 0)
-			return DRAIN_DEADLINE;
-		if (poll(&pfd, 1, (int)(left > 1000 ? 1000 : left)) <= 0)
-			continue;
-		n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return DRAIN_EOF;
-		/* Past the cap the rest is dropped: the child must not block. */
-		if (strbuf_add(c->capture, chunk, (size_t)n) < 0 && c->stop_when_full)
-			return DRAIN_FULL;
-	}
-}
-
-/* Wait for @pid until @deadline; true when it was reaped. */
-static bool wait_until(pid_t pid, int *status, long deadline)
-{
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid)
-			return true;
-		if (r < 0 && errno != EINTR)
-			return true;
-		if (now_ms() >= deadline)
-			return false;
-		usleep(20000);
-	}
-}
-
-int child_run(const struct child *c, struct child_result *ret)
-{
-	int out_fd = -1, read_end = -1, err_pipe[2], status = 0, e = 0, r;
-	long deadline;
-	pid_t pid;
+	int out_fd = -1, read_end = -1, err_pipe[2], e = 0, r;
+	char **envp = NULL;
+	pid_t parent = getpid();
 	ssize_t n;
 
-	memset(ret, 0, sizeof(*ret));
-	if (c->timeout_sec <= 0)
+	memset(&c->result, 0, sizeof(c->result));
+	c->pid = 0;
+	c->capture_fd = -1;
+	c->deadline_ms = 0;
+	if (c->timeout_sec < 0 || !c->argv || !c->argv[0])
 		return -EINVAL;
 	r = open_output(c, &out_fd, &read_end);
 	if (r < 0)
 		return r;
 	if (pipe2(err_pipe, O_CLOEXEC) < 0) {
 		r = -errno;
-		close(out_fd);
-		if (read_end >= 0)
-			close(read_end);
-		return r;
+		goto out_close_output;
 	}
-	pid = fork();
-	if (pid < 0) {
+	if (c->env && !c->fn)
+		envp = make_env(c->env);
+	c->pid = fork();
+	if (c->pid < 0) {
 		r = -errno;
-		close(out_fd);
-		if (read_end >= 0)
-			close(read_end);
+		c->pid = 0;
 		close(err_pipe[0]);
 		close(err_pipe[1]);
-		return r;
+		goto out_close_output;
 	}
-	if (pid == 0)
-		child_setup(c, out_fd, err_pipe[1]);
+	if (c->pid == 0)
+		child_setup(c, envp ? envp : environ, parent, out_fd, err_pipe[1]);
+	free(envp);
 	/* Also here, so a kill of the group cannot race the child's setpgid. */
-	setpgid(pid, pid);
-	close(out_fd);
+	setpgid(c->pid, c->pid);
+	if (out_fd >= 0)
+		close(out_fd);
 	close(err_pipe[1]);
-	deadline = now_ms() + c->timeout_sec * 1000L;
+	if (c->timeout_sec > 0)
+		c->deadline_ms = now_ms() + c->timeout_sec * 1000L;
+	c->capture_fd = read_end;
 
+	/* EOF once exec succeeded (the pipe is CLOEXEC), an errno if it failed. */
 	do {
 		n = read(err_pipe[0], &e, sizeof(e));
 	} while (n < 0 && errno == EINTR);
 	close(err_pipe[0]);
-	if (n == sizeof(e))
-		ret->exec_errno = e;
+	if (n == sizeof(e)) {
+		struct child_result ignored;
 
-	if (read_end >= 0) {
-		switch (drain(c, read_end, deadline)) {
-		case DRAIN_EOF: break;
-		case DRAIN_DEADLINE: ret->timed_out = true; break;
-		case DRAIN_FULL: ret->capture_full = true; break;
-		}
+		c->deadline_ms = 0;
+		child_finish(c, &ignored);	/* it _exits at once: reap it */
+		c->result.exec_errno = e;
+		return -e;
+	}
+	return 0;
+
+out_close_output:
+	if (out_fd >= 0)
+		close(out_fd);
+	if (read_end >= 0)
 		close(read_end);
+	return r;
+}
+
+/* Read what the capture pipe holds, waiting at most @wait_ms for it.
+ * Returns false once stop_when_full found the capture full. */
+static bool drain(struct child *c, int wait_ms)
+{
+	struct pollfd pfd = { .fd = c->capture_fd, .events = POLLIN };
+	char chunk[8192];
+	ssize_t n;
+
+	if (poll(&pfd, 1, wait_ms) <= 0)
+		return true;
+	n = read(c->capture_fd, chunk, sizeof(chunk));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0) {
+		close(c->capture_fd);
+		c->capture_fd = -1;
+		return true;
 	}
-	if (!ret->timed_out && !ret->capture_full && !wait_until(pid, &status, deadline))
-		ret->timed_out = true;
-	if (ret->timed_out || ret->capture_full) {
-		kill(-pid, SIGTERM);
-		if (!wait_until(pid, &status, now_ms() + KILL_GRACE_MS)) {
-			kill(-pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
+	/* Past the cap the rest is dropped: the child must not block. */
+	return !(strbuf_add(c->capture, chunk, (size_t)n) < 0 && c->stop_when_full);
+}
+
+/* Reap @c if it ended; true when it did (or is not ours to wait for). */
+static bool reap(struct child *c, int flags)
+{
+	int status = 0;
+	pid_t r;
+
+	do {
+		r = waitpid(c->pid, &status, flags);
+	} while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return false;
+	if (r == c->pid) {
+		if (WIFSIGNALED(status))
+			c->result.signal = WTERMSIG(status);
+		else if (WIFEXITED(status))
+			c->result.exit_code = WEXITSTATUS(status);
+	}
+	return true;
+}
+
+/* The child has been reaped: end its group and read the capture to EOF. */
+static void ended(struct child *c)
+{
+	long until = now_ms() + 1000;
+
+	/* Whatever else is left in the group goes too. */
+	kill(-c->pid, SIGKILL);
+	c->pid = 0;
+	while (c->capture_fd >= 0) {
+		long left = until - now_ms();
+
+		if (left <= 0)
+			break;	/* a writer that left the group: stop listening */
+		if (!drain(c, (int)left) && !c->result.timed_out && !c->result.killed)
+			c->result.capture_full = true;
+	}
+	if (c->capture_fd >= 0) {
+		close(c->capture_fd);
+		c->capture_fd = -1;
+	}
+}
+
+/* SIGTERM to the group, SIGKILL after the grace period; reaped after. */
+static void stop(struct child *c)
+{
+	long until = now_ms() + KILL_GRACE_MS;
+
+	/* What it writes from now on is not kept: a write fails with EPIPE. */
+	if (c->capture_fd >= 0) {
+		close(c->capture_fd);
+		c->capture_fd = -1;
+	}
+	kill(-c->pid, SIGTERM);
+	while (!reap(c, WNOHANG)) {
+		if (now_ms() >= until) {
+			kill(-c->pid, SIGKILL);
+			reap(c, 0);
+			break;
+		}
+		usleep(WAIT_STEP_MS * 1000);
+	}
+	ended(c);
+}
+
+int child_wait(struct child *c, int wait_ms, struct child_result *ret)
+{
+	long until = wait_ms >= 0 ? now_ms() + wait_ms : -1;
+
+	while (c->pid) {
+		long now = now_ms(), step = WAIT_STEP_MS;
+
+		if (reap(c, WNOHANG)) {
+			ended(c);
+			break;
+		}
+		if (c->deadline_ms && now >= c->deadline_ms) {
+			c->result.timed_out = true;
+			stop(c);
+			break;
+		}
+		if (until >= 0 && now >= until) {
+			*ret = c->result;
+			return 0;
+		}
+		if (until >= 0 && until - now < step)
+			step = until - now;
+		if (c->deadline_ms && c->deadline_ms - now < step)
+			step = c->deadline_ms - now;
+		if (c->capture_fd < 0) {
+			usleep((useconds_t)step * 1000);
+		} else if (!drain(c, (int)step)) {
+			c->result.capture_full = true;
+			stop(c);
+			break;
 		}
 	}
-	/* Whatever else is left in the group goes too. */
-	kill(-pid, SIGKILL);
-	if (WIFSIGNALED(status))
-		ret->signal = WTERMSIG(status);
-	else if (WIFEXITED(status))
-		ret->exit_code = WEXITSTATUS(status);
+	*ret = c->result;
+	return 1;
+}
+
+void child_finish(struct child *c, struct child_result *ret)
+{
+	child_wait(c, -1, ret);
+}
+
+void child_kill(struct child *c, struct child_result *ret)
+{
+	if (c->pid) {
+		c->result.killed = true;
+		stop(c);
+	}
+	*ret = c->result;
+}
+
+int child_run(struct child *c, struct child_result *ret)
+{
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (c->timeout_sec <= 0)
+		return -EINVAL;
+	r = child_start(c);
+	if (r < 0) {
+		*ret = c->result;
+		return c->result.exec_errno ? 0 : r;
+	}
+	child_finish(c, ret);
 	return 0;
 }
 
 bool child_ok(const struct child_result *r)
 {
-	return !r->exec_errno && !r->timed_out && !r->capture_full && !r->signal && r->exit_code == 0;
+	return !r->exec_errno && !r->timed_out && !r->capture_full && !r->killed && !r->signal &&
+	       r->exit_code == 0;
 }
 
 void child_describe(const struct child *c, const struct child_result *r, struct strbuf *out)
@@ -201,6 +356,8 @@ void child_describe(const struct child *c, const struct child_result *r, struct 
 		strbuf_addf(out, "timed out after %d s", c->timeout_sec);
 	else if (r->capture_full)
 		strbuf_addf(out, "was stopped: its output passed %zu bytes", c->capture->cap);
+	else if (r->killed)
+		strbuf_addf(out, "was stopped");
 	else if (r->signal)
 		strbuf_addf(out, "was killed by signal %d", r->signal);
 	else

@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/runcmd.h"
 #include "daemon/outbox.h"
 #include "daemon/serve.h"
 #include "output/page.h"
@@ -314,44 +313,58 @@ static int start_http(struct server *s, struct strbuf *err)
 	return 0;
 }
 
-/*
- * The worker: one job, in a child that dies with the daemon. The child
- * execs a fresh `backport-gate job` at once: after fork() in a process
- * with threads (the HTTP side) only async-signal-safe calls are allowed,
- * and a lock held by another thread at the fork (SQLite's, malloc's)
- * would never be released in the child.
- */
-static pid_t start_worker(struct server *s, int64_t job)
-{
+/* The worker: one job, in a child of its own. */
+struct worker {
+	struct child child;
+	int64_t job;		/* 0: no worker */
 	char id[32], exe[4096];
-	char *const argv[] = { "backport-gate", "job", "--config", s->cfg.path, "--job", id, NULL };
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	pid_t pid;
+	const char *argv[7];
+};
+
+/*
+ * The worker execs a fresh `backport-gate job` at once: after fork() in a
+ * process with threads (the HTTP side) only async-signal-safe calls are
+ * allowed, and a lock held by another thread at the fork (SQLite's,
+ * malloc's) would never be released in the child. It logs to our stderr
+ * and has no deadline: the loop looks at it on every turn.
+ */
+static int start_worker(struct server *s, int64_t job, struct worker *w)
+{
+	ssize_t n = readlink("/proc/self/exe", w->exe, sizeof(w->exe) - 1);
+	int r;
 
 	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	snprintf(id, sizeof(id), "%lld", (long long)job);
-	pid = fork();
-	if (pid != 0)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1)
-		_exit(3);
-	execv(exe, argv);
-	_exit(127);
+		return -errno;
+	w->exe[n] = '\0';
+	snprintf(w->id, sizeof(w->id), "%lld", (long long)job);
+	w->argv[0] = w->exe;
+	w->argv[1] = "job";
+	w->argv[2] = "--config";
+	w->argv[3] = s->cfg.path;
+	w->argv[4] = "--job";
+	w->argv[5] = w->id;
+	w->argv[6] = NULL;
+	w->child = (struct child){ .argv = w->argv, .keep_output = true };
+	r = child_start(&w->child);
+	if (r < 0) {
+		fprintf(stderr, "job %lld: cannot start the worker %s: %s\n", (long long)job, w->exe,
+			strerror(-r));
+		return r;
+	}
+	w->job = job;
+	return 0;
 }
 
 /* How the worker ended decides the job's fate; only a verdict is final. */
-static void worker_ended(struct server *s, int64_t job, int status)
+static void worker_ended(struct server *s, int64_t job, const struct child_result *res)
 {
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+	if (child_ok(res)) {
 		fprintf(stderr, "job %lld: done\n", (long long)job);
 		return;
 	}
 	fprintf(stderr, "job %lld: no verdict (%s %d); %s\n", (long long)job,
-		WIFSIGNALED(status) ? "signal" : "exit status",
-		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), "will retry");
+		res->signal ? "signal" : "exit status", res->signal ? res->signal : res->exit_code,
+		"will retry");
 	jobs_worker_failed(s->db, job);
 }
 
@@ -379,15 +392,14 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 static int serve_loop(struct server *s)
 {
 	time_t next_poll[CONFIG_MAX_QUEUES] = { 0 };
-	pid_t worker = 0;
-	int64_t worker_job = 0;
+	struct worker worker = { .job = 0 };
+	struct child_result res;
 	uint64_t watchdog_usec = 0;
 	time_t last_ping = 0;
 
 	sd_watchdog_enabled(0, &watchdog_usec);
 	while (!stop_requested) {
 		time_t now = time(NULL);
-		int status;
 
 		if (reload_requested) {
 			struct gate_config fresh;
@@ -408,26 +420,24 @@ static int serve_loop(struct server *s)
 			strbuf_release(&err);
 			sd_notify(0, "READY=1");
 		}
-		if (worker && waitpid(worker, &status, WNOHANG) == worker) {
-			worker_ended(s, worker_job, status);
-			worker = 0;
+		if (worker.job && child_wait(&worker.child, 0, &res) == 1) {
+			worker_ended(s, worker.job, &res);
+			worker.job = 0;
 			sd_notify(0, "STATUS=idle");
 		}
 		pthread_rwlock_rdlock(&s->lock);
 		poll_queues(s, now, next_poll);
-		if (!worker) {
+		if (!worker.job) {
 			int64_t job = jobs_next_queued(s->db);
 
 			if (job) {
 				jobs_start(s->db, job);
-				worker = start_worker(s, job);
-				worker_job = job;
-				if (worker < 0) {
-					worker = 0;
+				if (start_worker(s, job, &worker) < 0) {
 					jobs_requeue(s->db, job);
 				} else {
 					sd_notifyf(0, "STATUS=gating job %lld (building and booting)", (long long)job);
-					fprintf(stderr, "job %lld: started worker %d\n", (long long)job, (int)worker);
+					fprintf(stderr, "job %lld: started worker %d\n", (long long)job,
+						(int)worker.child.pid);
 				}
 			}
 		}
@@ -440,11 +450,10 @@ static int serve_loop(struct server *s)
 		usleep(200000);
 	}
 	sd_notify(0, "STOPPING=1");
-	if (worker) {
-		kill(worker, SIGTERM);
-		waitpid(worker, NULL, 0);
+	if (worker.job) {
+		child_kill(&worker.child, &res);
 		/* interrupted: it runs again after the restart */
-		jobs_interrupted(s->db, worker_job);
+		jobs_interrupted(s->db, worker.job);
 	}
 	return 0;
 }

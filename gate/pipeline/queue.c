@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <git2.h>
 
@@ -160,16 +154,25 @@ static int fetch(const char *url, const char *cache, git_repository **ret, struc
 	return r;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
+struct fetch_child {
+	const char *url, *cache;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+/* The fetch child's body: its message, if it fails, on stdout. */
+static int fetch_in_child(void *arg)
+{
+	const struct fetch_child *f = arg;
+	struct strbuf why = STRBUF_INIT;
+	git_repository *repo = NULL;
+	int r = fetch(f->url, f->cache, &repo, &why);
+
+	if (r < 0 && write(STDOUT_FILENO, why.buf, why.len) < 0)
+		return 2;
+	return r < 0 ? 1 : 0;
 }
 
 /*
- * fetch() in a child process killed at the deadline: libgit2 1.5 has no
+ * fetch() in a child process stopped at the deadline: libgit2 1.5 has no
  * network timeout, and a server that accepts and never answers would
  * hold the job, and every queue behind it, forever. BG_FETCH_TIMEOUT
  * (seconds) overrides the default.
@@ -179,66 +182,24 @@ static int fetch_bounded(const char *url, const char *cache, git_repository **re
 {
 	const char *env = getenv("BG_FETCH_TIMEOUT");
 	int timeout = env && atoi(env) > 0 ? atoi(env) : FETCH_TIMEOUT_SEC;
+	const char *argv[] = { "fetch", NULL };
+	struct fetch_child f = { .url = url, .cache = cache };
 	struct strbuf why = STRBUF_INIT;
-	long deadline = now_ms() + timeout * 1000L;
-	bool timed_out = false;
-	int pipe_fds[2], status = 0, r = 0;
+	struct child c = { .argv = argv, .fn = fetch_in_child, .fn_arg = &f, .capture = &why,
+			   .timeout_sec = timeout };
+	struct child_result res;
 	char *path;
-	pid_t pid;
+	int r = 0;
 
-	if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
-		strbuf_addf(err, "%s: cannot fetch: %s", url, strerror(errno));
-		return -errno;
-	}
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		strbuf_addf(err, "%s: cannot fetch: %s", url, strerror(errno));
-		close(pipe_fds[0]);
-		close(pipe_fds[1]);
-		return r;
-	}
-	if (pid == 0) {
-		git_repository *repo = NULL;
-
-		close(pipe_fds[0]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		r = fetch(url, cache, &repo, &why);
-		if (r < 0 && write(pipe_fds[1], why.buf, why.len) < 0)
-			_exit(2);
-		_exit(r < 0 ? 1 : 0);
-	}
-	close(pipe_fds[1]);
 	strbuf_init(&why, 4096);
-	for (;;) {
-		struct pollfd pfd = { .fd = pipe_fds[0], .events = POLLIN };
-		long left = deadline - now_ms();
-		char chunk[512];
-		ssize_t n;
-
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		if (poll(&pfd, 1, (int)(left > 1000 ? 1000 : left)) <= 0)
-			continue;
-		n = read(pipe_fds[0], chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf_add(&why, chunk, (size_t)n);
-	}
-	close(pipe_fds[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out) {
+	r = child_run(&c, &res);
+	if (r < 0) {
+		strbuf_addf(err, "%s: cannot fetch: %s", url, strerror(-r));
+	} else if (res.timed_out) {
 		strbuf_addf(err, "%s: fetch timed out after %d s (the server did not answer)", url,
 			    timeout);
 		r = -ETIMEDOUT;
-	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	} else if (!child_ok(&res)) {
 		strbuf_addf(err, "%s", why.len ? why.buf : "fetch failed");
 		r = -EIO;
 	}
