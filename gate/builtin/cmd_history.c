@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "pipeline/defaults.h"
 #include "record/db.h"
@@ -51,13 +52,9 @@ static void table_add(struct table *t, const char *cell)
 {
 	if (t->n_cells == t->alloc) {
 		t->alloc = t->alloc ? 2 * t->alloc : 64;
-		t->cells = realloc(t->cells, t->alloc * sizeof(*t->cells));
-		if (!t->cells)
-			abort();
+		t->cells = xrealloc(t->cells, t->alloc * sizeof(*t->cells));
 	}
-	t->cells[t->n_cells] = strdup(cell && cell[0] ? cell : "-");
-	if (!t->cells[t->n_cells])
-		abort();
+	t->cells[t->n_cells] = xstrdup(cell && cell[0] ? cell : "-");
 	t->n_cells++;
 }
 
@@ -73,10 +70,8 @@ static size_t display_width(const char *s)
 
 static void table_print(const struct table *t, FILE *f)
 {
-	size_t *width = calloc(t->n_cols, sizeof(*width));
+	size_t *width = xcalloc(t->n_cols, sizeof(*width));
 
-	if (!width)
-		abort();
 	for (size_t i = 0; i < t->n_cells; i++) {
 		size_t w = display_width(t->cells[i]);
 
@@ -519,8 +514,7 @@ int cmd_history(int argc, char **argv)
 		goto fail;
 	}
 	if (!db_path) {
-		if (asprintf(&db_default, "%s/gate.db", default_cache()) < 0)
-			abort();
+		db_default = xasprintf("%s/gate.db", default_cache());
 		db_path = db_default;
 	}
 	if (open_record(db_path, &db, &err) < 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/xalloc.h"
 #include "daemon/outbox.h"
 
 #define STRINGIFY_(x) #x
@@ -68,14 +69,12 @@ int outbox_deliver(sqlite3 *db, int max)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		int attempts = sqlite3_column_int(st, 3) + 1;
-		char *url = strdup((const char *)sqlite3_column_text(st, 1));
-		char *body = strdup((const char *)sqlite3_column_text(st, 2));
+		char *url = xstrdup((const char *)sqlite3_column_text(st, 1));
+		char *body = xstrdup((const char *)sqlite3_column_text(st, 2));
 		char why[256] = "";
 		sqlite3_stmt *up;
 		int ok;
 
-		if (!url || !body)
-			abort();
 		ok = post(url, body, why, sizeof(why)) == 0;
 		if (sqlite3_prepare_v2(db, ok ? "UPDATE outbox SET state = 'sent', attempts = ?, "
 				       "sent_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?"

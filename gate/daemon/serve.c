@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/xalloc.h"
 #include "daemon/outbox.h"
 #include "daemon/serve.h"
 #include "output/page.h"
@@ -256,9 +257,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(method, "POST") || strcmp(url, "/webhook"))
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET, and POST /webhook");
 	if (!req) {
-		req = calloc(1, sizeof(*req));
-		if (!req)
-			return MHD_NO;
+		req = xcalloc(1, sizeof(*req));
 		pthread_rwlock_rdlock(&s->lock);
 		strbuf_init(&req->body, s->cfg.max_body);
 		pthread_rwlock_unlock(&s->lock);

@@ -134,7 +134,7 @@ static void server_key(struct loader *l, const char *key, const char *value)
 			return;
 		}
 		free(c->listen_host);
-		c->listen_host = strndup(value, (size_t)(colon - value));
+		c->listen_host = xstrndup(value, (size_t)(colon - value));
 		c->listen_port = (unsigned short)port;
 	} else if (!strcmp(key, "database")) {
 		set_string(&c->database, value);
@@ -255,8 +255,8 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 	}
 	if (!ret->cache)
 		ret->cache = xstrdup("/var/cache/backport-gate");
-	if (!ret->database && asprintf(&ret->database, "%s/gate.db", ret->cache) < 0)
-		abort();
+	if (!ret->database)
+		ret->database = xasprintf("%s/gate.db", ret->cache);
 	if (!ret->max_body)
 		ret->max_body = 1 << 20;
 	for (size_t i = 0; i < ret->n_queues; i++)

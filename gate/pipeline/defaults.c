@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/xalloc.h"
 #include "pipeline/defaults.h"
 
 const char *default_cache(void)
@@ -57,8 +58,7 @@ char *default_series_dir(void)
 	base = base ? base + 1 : tarball;
 	if (strncmp(base, "linux-source-", 13) == 0)
 		base += 13;
-	if (asprintf(&out, "queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
-								   : (long)strlen(base)), base) < 0)
-		abort();
+	out = xasprintf("queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
+								   : (long)strlen(base)), base);
 	return out;
 }

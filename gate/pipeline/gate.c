@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/xalloc.h"
 #include "parse/ktap.h"
 #include "pipeline/gate.h"
 #include "pipeline/judge.h"
@@ -69,16 +70,12 @@ static double now_seconds(void)
 
 static struct judge_eval *eval_new(struct gate_ctx *ctx)
 {
-	struct judge_eval *e = calloc(1, sizeof(*e));
+	struct judge_eval *e = xcalloc(1, sizeof(*e));
 
-	if (!e)
-		abort();
 	strbuf_init(&e->apply_message, 0);
 	strbuf_init(&e->build_error, 0);
 	strbuf_init(&e->boot_evidence, 0);
-	ctx->all_evals = realloc(ctx->all_evals, (ctx->n_all + 1) * sizeof(*ctx->all_evals));
-	if (!ctx->all_evals)
-		abort();
+	ctx->all_evals = xrealloc(ctx->all_evals, (ctx->n_all + 1) * sizeof(*ctx->all_evals));
 	ctx->all_evals[ctx->n_all++] = e;
 	return e;
 }
@@ -109,13 +106,10 @@ static int apply_one(struct gate_ctx *ctx, const git_oid *parent, size_t index,
 		}
 	memset(&outcome, 0, sizeof(outcome));
 	strbuf_init(&outcome.message, 0);
-	if (asprintf(&message, "%s\n\nqueue %s, patch %zu: %s\n",
+	message = xasprintf("%s\n\nqueue %s, patch %zu: %s\n",
 		     p->header.subject ? p->header.subject : p->name, ctx->snap->queue, index + 1,
-		     p->name) < 0)
-		abort();
-	ctx->applies = realloc(ctx->applies, (ctx->n_applies + 1) * sizeof(*ctx->applies));
-	if (!ctx->applies)
-		abort();
+		     p->name);
+	ctx->applies = xrealloc(ctx->applies, (ctx->n_applies + 1) * sizeof(*ctx->applies));
 	m = &ctx->applies[ctx->n_applies];
 	memset(m, 0, sizeof(*m));
 	git_oid_cpy(&m->parent, parent);
@@ -128,8 +122,8 @@ static int apply_one(struct gate_ctx *ctx, const git_oid *parent, size_t index,
 	}
 	if (outcome.status == APPLY_FAILED) {
 		m->failed = true;
-		m->message = strdup(outcome.message.buf);
-		m->file = outcome.file ? strdup(outcome.file) : NULL;
+		m->message = xstrdup(outcome.message.buf);
+		m->file = outcome.file ? xstrdup(outcome.file) : NULL;
 	}
 	ctx->n_applies++;
 	*ret = m;
@@ -150,9 +144,7 @@ static struct judge_eval *memo_find(struct gate_ctx *ctx, const char *tree)
 
 static void memo_put(struct gate_ctx *ctx, const char *tree, struct judge_eval *e)
 {
-	ctx->evals = realloc(ctx->evals, (ctx->n_evals + 1) * sizeof(*ctx->evals));
-	if (!ctx->evals)
-		abort();
+	ctx->evals = xrealloc(ctx->evals, (ctx->n_evals + 1) * sizeof(*ctx->evals));
 	snprintf(ctx->evals[ctx->n_evals].tree, sizeof(ctx->evals[0].tree), "%s", tree);
 	ctx->evals[ctx->n_evals].eval = e;
 	ctx->n_evals++;
@@ -180,13 +172,9 @@ static void file_set_parse(const char *text, struct file_set *set)
 		if (end > p) {
 			if (set->n == alloc) {
 				alloc = alloc ? alloc * 2 : 1024;
-				set->files = realloc(set->files, alloc * sizeof(*set->files));
-				if (!set->files)
-					abort();
+				set->files = xrealloc(set->files, alloc * sizeof(*set->files));
 			}
-			set->files[set->n] = strndup(p, (size_t)(end - p));
-			if (!set->files[set->n])
-				abort();
+			set->files[set->n] = xstrndup(p, (size_t)(end - p));
 			set->n++;
 		}
 		p = *end ? end + 1 : end;
@@ -198,12 +186,8 @@ static struct file_set *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
 {
 	struct inputs_memo *m;
 
-	ctx->inputs = realloc(ctx->inputs, (ctx->n_inputs + 1) * sizeof(*ctx->inputs));
-	if (!ctx->inputs)
-		abort();
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		abort();
+	ctx->inputs = xrealloc(ctx->inputs, (ctx->n_inputs + 1) * sizeof(*ctx->inputs));
+	m = xcalloc(1, sizeof(*m));
 	ctx->inputs[ctx->n_inputs++] = m;
 	snprintf(m->tree, sizeof(m->tree), "%s", tree);
 	m->set = *set;
@@ -574,13 +558,11 @@ static int kept_sequence(struct gate_ctx *ctx, const struct judge_result *result
 			 char commit_hex[GIT_OID_HEXSZ + 1], char tree_hex[GIT_OID_HEXSZ + 1],
 			 struct strbuf *err)
 {
-	size_t *kept = calloc(ctx->snap->n ? ctx->snap->n : 1, sizeof(*kept)), n = 0;
+	size_t *kept = xcalloc(ctx->snap->n, sizeof(*kept)), n = 0;
 	struct judge_eval *failed;
 	git_oid commit;
 	int r;
 
-	if (!kept)
-		abort();
 	for (size_t i = 0; i < ctx->snap->n; i++)
 		if (!ctx->jp[i].unusable && result->verdicts[i].status != PATCH_DROP)
 			kept[n++] = i;
@@ -624,8 +606,7 @@ static char *base_release(const struct kernel_env *env)
 	const char *keys[] = { "VERSION = ", "PATCHLEVEL = ", "SUBLEVEL = " };
 	char parts[3][16] = { "", "", "" };
 
-	if (asprintf(&path, "%s/Makefile", env->src) < 0)
-		abort();
+	path = xasprintf("%s/Makefile", env->src);
 	strbuf_read_file(&mk, path);
 	for (int k = 0; k < 3; k++) {
 		char *at = strstr(mk.buf, keys[k]);
@@ -634,14 +615,12 @@ static char *base_release(const struct kernel_env *env)
 			sscanf(at + strlen(keys[k]), "%15[0-9]", parts[k]);
 	}
 	if (parts[0][0] && parts[1][0])
-		out = parts[2][0] ? (asprintf(&out, "%s.%s.%s", parts[0], parts[1], parts[2]) < 0 ? NULL : out)
-				  : (asprintf(&out, "%s.%s", parts[0], parts[1]) < 0 ? NULL : out);
+		out = parts[2][0] ? xasprintf("%s.%s.%s", parts[0], parts[1], parts[2])
+				  : xasprintf("%s.%s", parts[0], parts[1]);
 	else
-		out = strdup(env->version);
+		out = xstrdup(env->version);
 	free(path);
 	strbuf_release(&mk);
-	if (!out)
-		abort();
 	return out;
 }
 
@@ -822,9 +801,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	     json_t **ret_report, struct strbuf *err)
 {
 	struct gate_ctx ctx = { .env = env, .tree = tree, .db = db, .snap = snap };
-	struct judge_patch *jp = calloc(snap->n ? snap->n : 1, sizeof(*jp));
-	struct apply_outcome *outcomes = calloc(snap->n ? snap->n : 1, sizeof(*outcomes));
-	sqlite3_int64 *patch_ids = calloc(snap->n ? snap->n : 1, sizeof(*patch_ids));
+	struct judge_patch *jp = xcalloc(snap->n, sizeof(*jp));
+	struct apply_outcome *outcomes = xcalloc(snap->n, sizeof(*outcomes));
+	sqlite3_int64 *patch_ids = xcalloc(snap->n, sizeof(*patch_ids));
 	struct judge_options jopts = { .drop_on_quirk = opts->drop_on_quirk };
 	struct judge_oracle oracle = { evaluate, &ctx };
 	struct judge_result result;
@@ -841,8 +820,6 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	bool any_drop = false;
 	int r;
 
-	if (!jp || !outcomes || !patch_ids)
-		abort();
 	judge_result_init(&result, snap->n);
 	*ret_report = NULL;
 	if (record_snapshot(db, snap, &snapshot_id, patch_ids) < 0 ||

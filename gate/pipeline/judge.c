@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "basic/xalloc.h"
 #include "pipeline/judge.h"
 
 const char *patch_status_name(enum patch_status status)
@@ -34,12 +35,8 @@ void name_list_add(struct name_list *list, const char *name)
 {
 	if (name_list_has(list, name))
 		return;
-	list->names = realloc(list->names, (list->n + 1) * sizeof(*list->names));
-	if (!list->names)
-		abort();
-	list->names[list->n] = strdup(name);
-	if (!list->names[list->n])
-		abort();
+	list->names = xrealloc(list->names, (list->n + 1) * sizeof(*list->names));
+	list->names[list->n] = xstrdup(name);
 	list->n++;
 }
 
@@ -63,9 +60,7 @@ void name_list_release(struct name_list *list)
 void judge_result_init(struct judge_result *result, size_t n)
 {
 	memset(result, 0, sizeof(*result));
-	result->verdicts = calloc(n ? n : 1, sizeof(*result->verdicts));
-	if (!result->verdicts)
-		abort();
+	result->verdicts = xcalloc(n ? n : 1, sizeof(*result->verdicts));
 	result->n = n;
 	for (size_t i = 0; i < n; i++) {
 		strbuf_init(&result->verdicts[i].evidence, 0);
@@ -203,9 +198,7 @@ static void remember_rerun(struct judge *j, const struct judge_eval *e, const st
 {
 	struct rerun_memo *m;
 
-	j->reruns = realloc(j->reruns, (j->n_reruns + 1) * sizeof(*j->reruns));
-	if (!j->reruns)
-		abort();
+	j->reruns = xrealloc(j->reruns, (j->n_reruns + 1) * sizeof(*j->reruns));
 	m = &j->reruns[j->n_reruns++];
 	memset(m, 0, sizeof(*m));
 	m->eval = e;
@@ -636,13 +629,11 @@ int judge_run(const struct judge_patch *patches, size_t n, const struct judge_op
 		.patches = patches, .n = n, .opts = opts, .oracle = oracle,
 		.result = result, .err = err,
 	};
-	size_t *set = calloc(n ? n : 1, sizeof(*set)), m;
+	size_t *set = xcalloc(n, sizeof(*set)), m;
 	bool clean = false;
 	int r;
 
-	j.seq = calloc(n ? n : 1, sizeof(*j.seq));
-	if (!set || !j.seq)
-		abort();
+	j.seq = xcalloc(n, sizeof(*j.seq));
 	for (size_t i = 0; i < n; i++)
 		if (!patches[i].unusable && !patches[i].exercised)
 			result->verdicts[i].status = PATCH_NOT_EXERCISED;

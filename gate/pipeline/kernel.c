@@ -671,9 +671,7 @@ static void path_counts_grow(struct path_counts *pc)
 {
 	struct path_counts bigger = { .cap = pc->cap ? pc->cap * 2 : 4096, .n = pc->n };
 
-	bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot));
-	if (!bigger.slot)
-		abort();
+	bigger.slot = xcalloc(bigger.cap, sizeof(*bigger.slot));
 	for (size_t i = 0; i < pc->cap; i++) {
 		size_t j;
 
@@ -712,9 +710,7 @@ static void path_counts_add(struct path_counts *pc, const char *p, size_t len, u
 			return;
 		}
 	}
-	pc->slot[j].path = strndup(p, len);
-	if (!pc->slot[j].path)
-		abort();
+	pc->slot[j].path = xstrndup(p, len);
 	pc->slot[j].count = 1;
 	pc->slot[j].last = file;
 	pc->n++;
@@ -770,10 +766,8 @@ int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_fi
 			pc.slot[n++] = pc.slot[i];
 	if (n > 1)
 		qsort(pc.slot, n, sizeof(*pc.slot), path_count_cmp);
-	files = malloc((n ? n : 1) * sizeof(*files));
-	counts = malloc((n ? n : 1) * sizeof(*counts));
-	if (!files || !counts)
-		abort();
+	files = xcalloc(n, sizeof(*files));
+	counts = xcalloc(n, sizeof(*counts));
 	for (size_t i = 0; i < n; i++) {
 		files[i] = pc.slot[i].path;
 		counts[i] = pc.slot[i].count;

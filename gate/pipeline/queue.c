@@ -325,9 +325,7 @@ static size_t cut_pieces(const char *name, struct strbuf *raw, struct piece **re
 
 		if (mailbox_parse(raw->buf, raw->len, &box, &why) == 0 && box.n) {
 			n = box.n;
-			v = calloc(n, sizeof(*v));
-			if (!v)
-				abort();
+			v = xcalloc(n, sizeof(*v));
 			for (size_t i = 0; i < n; i++) {
 				struct mail *m = &box.mails[i];
 
@@ -346,9 +344,7 @@ static size_t cut_pieces(const char *name, struct strbuf *raw, struct piece **re
 		struct mail m;
 
 		if (mail_parse(raw->buf, raw->len, &m, &why) == 0) {
-			v = calloc(1, sizeof(*v));
-			if (!v)
-				abort();
+			v = xcalloc(1, sizeof(*v));
 			sha256_hex(raw->buf, raw->len, v->hash);
 			v->text = m.text;
 			v->len = m.len;
@@ -357,9 +353,7 @@ static size_t cut_pieces(const char *name, struct strbuf *raw, struct piece **re
 		mail_release(&m);
 	}
 	if (!v) {
-		v = calloc(1, sizeof(*v));
-		if (!v)
-			abort();
+		v = xcalloc(1, sizeof(*v));
 		sha256_hex(raw->buf, raw->len, v->hash);
 		v->text = strbuf_detach(raw, &v->len);
 		v->error = why.len ? strbuf_detach(&why, NULL) : NULL;
@@ -379,9 +373,7 @@ static struct queue_patch *add_patch(struct queue_snapshot *snap, const struct s
 
 	/* Room for 1, 2, 4, 8, ...: the array is full when n is 0 or a power of two. */
 	if ((n & (n - 1)) == 0) {
-		p = realloc(snap->patches, (n ? n * 2 : 1) * sizeof(*snap->patches));
-		if (!p)
-			abort();
+		p = xrealloc(snap->patches, (n ? n * 2 : 1) * sizeof(*snap->patches));
 		snap->patches = p;
 	}
 	p = &snap->patches[snap->n++];

@@ -34,8 +34,7 @@ static int add_tree(git_index *index, const char *root, const char *rel, struct 
 	struct dirent *de;
 	int r = 0;
 
-	if (asprintf(&path, "%s%s%s", root, rel[0] ? "/" : "", rel) < 0)
-		abort();
+	path = xasprintf("%s%s%s", root, rel[0] ? "/" : "", rel);
 	d = opendir(path);
 	if (!d) {
 		strbuf_addf(err, "import: cannot read %s: %s", path, strerror(errno));
@@ -49,8 +48,7 @@ static int add_tree(git_index *index, const char *root, const char *rel, struct 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    (!rel[0] && !strcmp(de->d_name, ".git")))
 			continue;
-		if (asprintf(&child, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0)
-			abort();
+		child = xasprintf("%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			strbuf_addf(err, "import: cannot stat %s: %s", child, strerror(errno));
 			r = -errno;
@@ -81,8 +79,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	struct dirent *de;
 	int r = 0;
 
-	if (asprintf(&tmp, "%s.tmp", env->src) < 0)
-		abort();
+	tmp = xasprintf("%s.tmp", env->src);
 	{
 		const char *rm[] = { "rm", "-rf", tmp, env->src, NULL };
 		const char *mk[] = { "mkdir", "-p", tmp, NULL };
@@ -110,8 +107,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	d = opendir(tmp);
 	while (d && (de = readdir(d)))
 		if (de->d_name[0] != '.') {
-			if (asprintf(&top, "%s/%s", tmp, de->d_name) < 0)
-				abort();
+			top = xasprintf("%s/%s", tmp, de->d_name);
 			break;
 		}
 	if (d)
@@ -164,9 +160,7 @@ int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct str
 	 * hashed them again. Kept, they cost a few MiB.
 	 */
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)1 << 20);
-	tree->workdir = strdup(env->src);
-	if (!tree->workdir)
-		abort();
+	tree->workdir = xstrdup(env->src);
 	if (git_repository_open(&tree->repo, env->src) == 0 &&
 	    git_revparse_single(&obj, tree->repo, "refs/tags/base^{commit}") == 0) {
 		git_oid_cpy(&tree->base, git_object_id(obj));
@@ -356,9 +350,7 @@ void path_list_add(struct path_list *list, const char *path)
 {
 	if (list->n == list->alloc) {
 		list->alloc = list->alloc ? list->alloc * 2 : 64;
-		list->paths = realloc(list->paths, list->alloc * sizeof(*list->paths));
-		if (!list->paths)
-			abort();
+		list->paths = xrealloc(list->paths, list->alloc * sizeof(*list->paths));
 	}
 	list->paths[list->n++] = xstrdup(path);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "record/db.h"
 
 #define BUSY_TIMEOUT_MS 30000
@@ -216,16 +217,12 @@ static int load_cases(sqlite3 *db, sqlite3_int64 boot_id, struct ktap_run *ktap)
 		struct case_result *c;
 		int s = status_from_name(column_text(st, 2), statuses, 4);
 
-		ktap->cases = realloc(ktap->cases, (n + 1) * sizeof(*ktap->cases));
-		if (!ktap->cases)
-			abort();
+		ktap->cases = xrealloc(ktap->cases, (n + 1) * sizeof(*ktap->cases));
 		c = &ktap->cases[n++];
-		c->name = strdup(column_text(st, 0));
+		c->name = xstrdup(column_text(st, 0));
 		c->quirk = strcmp(column_text(st, 1), "quirk") == 0;
 		c->status = s < 0 ? CASE_ERROR : (enum case_status)s;
-		c->diagnostic = strdup(column_text(st, 3));
-		if (!c->name || !c->diagnostic)
-			abort();
+		c->diagnostic = xstrdup(column_text(st, 3));
 	}
 	ktap->n_cases = n;
 	ktap->planned = n;

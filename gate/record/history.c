@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "record/db.h"
 #include "record/history.h"
 
@@ -55,9 +56,7 @@ static json_t *text_json(sqlite3_stmt *st, int col)
 	j = json_stringn((const char *)s, n);
 	if (j)
 		return j;
-	copy = malloc(n + 1);
-	if (!copy)
-		abort();
+	copy = xmalloc(n + 1);
 	for (size_t i = 0; i < n; i++)
 		copy[i] = s[i] < 0x80 ? (char)s[i] : '?';
 	copy[n] = '\0';

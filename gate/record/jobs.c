@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "record/db.h"
 #include "record/jobs.h"
 
@@ -191,7 +192,7 @@ int jobs_get_queue(sqlite3 *db, int64_t job, char **ret_queue, struct strbuf *er
 		return db_error(db, "reading the job", err);
 	sqlite3_bind_int64(st, 1, job);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		*ret_queue = strdup((const char *)sqlite3_column_text(st, 0));
+		*ret_queue = xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return 0;
 }
