@@ -23,16 +23,10 @@ struct apply_memo {
 	char *file;		/* the file that did not apply; NULL when none is named */
 };
 
-/* A sorted set of tree-relative paths: what one build read. */
-struct file_set {
-	char **files;
-	size_t n;
-};
-
 /* The inputs of a built tree, once read from the build or the record. */
 struct inputs_memo {
 	char tree[GIT_OID_HEXSZ + 1];
-	struct file_set set;
+	struct strlist set;	/* sorted tree-relative paths: what the build read */
 };
 
 /* An evaluated tree, kept for the judge (it holds pointers to these). */
@@ -150,39 +144,8 @@ static void memo_put(struct gate_ctx *ctx, const char *tree, struct judge_eval *
 	ctx->n_evals++;
 }
 
-static void file_set_release(struct file_set *set)
-{
-	for (size_t i = 0; i < set->n; i++)
-		free(set->files[i]);
-	free(set->files);
-	set->files = NULL;
-	set->n = 0;
-}
-
-/* @text: sorted paths, one per line (the form the record keeps). */
-static void file_set_parse(const char *text, struct file_set *set)
-{
-	size_t alloc = 0;
-
-	set->files = NULL;
-	set->n = 0;
-	for (const char *p = text; *p;) {
-		const char *end = strchrnul(p, '\n');
-
-		if (end > p) {
-			if (set->n == alloc) {
-				alloc = alloc ? alloc * 2 : 1024;
-				set->files = xrealloc(set->files, alloc * sizeof(*set->files));
-			}
-			set->files[set->n] = xstrndup(p, (size_t)(end - p));
-			set->n++;
-		}
-		p = *end ? end + 1 : end;
-	}
-}
-
-static struct file_set *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
-					struct file_set *set)
+static struct strlist *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
+					struct strlist *set)
 {
 	struct inputs_memo *m;
 
@@ -197,18 +160,18 @@ static struct file_set *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
 /* Read what the build in the build directory (of @key) read, and record it. */
 static int record_inputs(struct gate_ctx *ctx, const struct tree_key *key, struct strbuf *err)
 {
-	struct file_set set = { 0 };
+	struct strlist set = STRLIST_INIT;
 	struct strbuf text = STRBUF_INIT;
-	int r = kernel_used_files(ctx->env, &set.files, &set.n);
+	int r = kernel_used_files(ctx->env, &set);
 
 	if (r < 0 || set.n == 0) {
-		file_set_release(&set);
+		strlist_release(&set);
 		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
 			    ctx->env->build);
 		return r < 0 ? r : -ENOENT;
 	}
 	for (size_t i = 0; i < set.n; i++)
-		strbuf_addf(&text, "%s\n", set.files[i]);
+		strbuf_addf(&text, "%s\n", set.items[i]);
 	inputs_memo_put(ctx, key->tree, &set);
 	r = db_build_inputs_put(ctx->db, key, text.buf);
 	strbuf_release(&text);
@@ -217,10 +180,10 @@ static int record_inputs(struct gate_ctx *ctx, const struct tree_key *key, struc
 
 /* The inputs of the built tree @key, or NULL when they are not known. */
 static int tree_inputs(struct gate_ctx *ctx, const struct tree_key *key,
-		       const struct file_set **ret, struct strbuf *err)
+		       const struct strlist **ret, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
-	struct file_set set;
+	struct strlist set = STRLIST_INIT;
 	bool found;
 	int r;
 
@@ -236,7 +199,8 @@ static int tree_inputs(struct gate_ctx *ctx, const struct tree_key *key,
 		return db_error(ctx->db, "reading a build's inputs", err);
 	}
 	if (found) {
-		file_set_parse(text.buf, &set);
+		/* sorted paths, one per line: the form the record keeps */
+		strlist_split_lines(&set, text.buf);
 		*ret = inputs_memo_put(ctx, key->tree, &set);
 	}
 	strbuf_release(&text);
@@ -258,7 +222,7 @@ static int ensure_built(struct gate_ctx *ctx, const git_oid *commit, const char 
 		return -EINVAL;
 	}
 	if (slots_select_built(&ctx->slots, &tree_id)) {
-		const struct file_set *known;
+		const struct strlist *known;
 
 		/* built before, perhaps by another run or kernel-tests/run */
 		*ret_ok = true;
@@ -416,14 +380,14 @@ static int sequence_tree(struct gate_ctx *ctx, const size_t *subset, size_t n, g
 static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 		    const struct judge_eval **ret, struct strbuf *err);
 
-static bool patch_reads_none(const struct queue_patch *p, const struct file_set *inputs)
+static bool patch_reads_none(const struct queue_patch *p, const struct strlist *inputs)
 {
 	for (size_t f = 0; f < p->parsed.n_files; f++) {
 		const struct patch_file *pf = &p->parsed.files[f];
 
-		if (pf->old_path && kernel_path_exercised(inputs->files, inputs->n, pf->old_path))
+		if (pf->old_path && kernel_path_exercised(inputs, pf->old_path))
 			return false;
-		if (pf->new_path && kernel_path_exercised(inputs->files, inputs->n, pf->new_path))
+		if (pf->new_path && kernel_path_exercised(inputs, pf->new_path))
 			return false;
 	}
 	return true;
@@ -443,7 +407,7 @@ static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size
 	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *failed;
 	const struct judge_eval *e;
-	const struct file_set *inputs;
+	const struct strlist *inputs;
 	struct tree_key key;
 	git_oid commit, tree_id;
 	size_t m = n;
@@ -589,12 +553,12 @@ static const char *apply_status_name(enum apply_status s)
 	return "failed";
 }
 
-static json_t *names_json(const struct name_list *list)
+static json_t *names_json(const struct strlist *list)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < list->n; i++)
-		json_array_append_new(a, json_string(list->names[i]));
+		json_array_append_new(a, json_string(list->items[i]));
 	return a;
 }
 
@@ -814,7 +778,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	sqlite3_int64 snapshot_id = 0, run_id = 0;
 	json_t *report = NULL, *patches_json, *drop_json;
 	git_oid head = tree->base;
-	const struct file_set *used;
+	const struct strlist *used;
 	char *release = base_release(env);
 	double start = now_seconds();
 	bool any_drop = false;
@@ -1014,7 +978,7 @@ out:
 	for (size_t i = 0; i < snap->n; i++)
 		apply_outcome_release(&outcomes[i]);
 	for (size_t i = 0; i < ctx.n_inputs; i++) {
-		file_set_release(&ctx.inputs[i]->set);
+		strlist_release(&ctx.inputs[i]->set);
 		free(ctx.inputs[i]);
 	}
 	free(ctx.inputs);

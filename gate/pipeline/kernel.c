@@ -782,9 +782,20 @@ int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_fi
 	return 0;
 }
 
-int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n)
+int kernel_used_files(struct kernel_env *env, struct strlist *ret_files)
 {
-	return kernel_used_counts(env, env->build, ret_files, NULL, ret_n);
+	char **files;
+	size_t n;
+	int r = kernel_used_counts(env, env->build, &files, NULL, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		strlist_append(ret_files, files[i]);
+		free(files[i]);
+	}
+	free(files);
+	return 0;
 }
 
 bool kernel_path_is_rule(const char *path)
@@ -796,10 +807,10 @@ bool kernel_path_is_rule(const char *path)
 	       strncmp(base, "Kbuild", 6) == 0;
 }
 
-bool kernel_path_exercised(char *const *used, size_t n_used, const char *path)
+bool kernel_path_exercised(const struct strlist *used, const char *path)
 {
 	/* Build rules and configuration reach everything: always exercised. */
 	if (kernel_path_is_rule(path))
 		return true;
-	return bsearch(&path, used, n_used, sizeof(*used), strcmp_ptr) != NULL;
+	return bsearch(&path, used->items, used->n, sizeof(*used->items), strcmp_ptr) != NULL;
 }

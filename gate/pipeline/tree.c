@@ -303,7 +303,7 @@ int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct pat
 	return r;
 }
 
-int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct path_list *only,
+int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct strlist *only,
 		  struct strbuf *err)
 {
 	git_checkout_options opts;
@@ -322,7 +322,7 @@ int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct 
 			return 0;
 		}
 		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-		opts.paths.strings = only->paths;
+		opts.paths.strings = only->items;
 		opts.paths.count = only->n;
 	}
 	if (git_commit_lookup(&c, tree->repo, commit) < 0 ||
@@ -346,47 +346,8 @@ int tree_id_hex(struct kernel_tree *tree, const git_oid *commit, char out[GIT_OI
 	return 0;
 }
 
-void path_list_add(struct path_list *list, const char *path)
-{
-	if (list->n == list->alloc) {
-		list->alloc = list->alloc ? list->alloc * 2 : 64;
-		list->paths = xrealloc(list->paths, list->alloc * sizeof(*list->paths));
-	}
-	list->paths[list->n++] = xstrdup(path);
-}
-
-static int path_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void path_list_sort(struct path_list *list)
-{
-	size_t w = 0;
-
-	if (!list->n)
-		return;
-	qsort(list->paths, list->n, sizeof(*list->paths), path_cmp);
-	for (size_t i = 0; i < list->n; i++) {
-		if (w > 0 && strcmp(list->paths[w - 1], list->paths[i]) == 0) {
-			free(list->paths[i]);
-			continue;
-		}
-		list->paths[w++] = list->paths[i];
-	}
-	list->n = w;
-}
-
-void path_list_release(struct path_list *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->paths[i]);
-	free(list->paths);
-	memset(list, 0, sizeof(*list));
-}
-
 int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b,
-		    struct path_list *out, struct strbuf *err)
+		    struct strlist *out, struct strbuf *err)
 {
 	git_tree *ta = NULL, *tb = NULL;
 	git_diff *diff = NULL;
@@ -408,9 +369,9 @@ int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b
 	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 
-		path_list_add(out, d->old_file.path);
+		strlist_append(out, d->old_file.path);
 		if (strcmp(d->old_file.path, d->new_file.path) != 0)
-			path_list_add(out, d->new_file.path);
+			strlist_append(out, d->new_file.path);
 	}
 out:
 	git_diff_free(diff);
@@ -430,7 +391,7 @@ bool tree_index_stale(git_index *index, const char *path, const struct stat *st)
 		     e->ino != (uint32_t)st->st_ino);
 }
 
-int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths, struct strbuf *err)
+int tree_index_restat(struct kernel_tree *tree, const struct strlist *paths, struct strbuf *err)
 {
 	git_index *index = NULL;
 	int r = 0;
@@ -442,8 +403,8 @@ int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths, s
 		return -EIO;
 	}
 	for (size_t i = 0; i < paths->n; i++) {
-		const git_index_entry *e = git_index_get_bypath(index, paths->paths[i], 0);
-		char *path = xasprintf("%s/%s", tree->workdir, paths->paths[i]);
+		const git_index_entry *e = git_index_get_bypath(index, paths->items[i], 0);
+		char *path = xasprintf("%s/%s", tree->workdir, paths->items[i]);
 		git_index_entry ne;
 		struct stat st;
 
