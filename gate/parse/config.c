@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <git2.h>
 
+#include "basic/git_error.h"
 #include "basic/xalloc.h"
 #include "parse/config.h"
 
@@ -236,10 +237,8 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 	}
 	if (git_config_new(&cfg) < 0 ||
 	    git_config_add_file_ondisk(cfg, path, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
-		const git_error *e = git_error_last();
-
 		/* libgit2's parse errors carry "(in FILE:LINE, column N)" */
-		strbuf_addf(err, "%s: %s", path, e && e->message ? e->message : "cannot parse");
+		git_error_add(err, path);
 		git_config_free(cfg);
 		r = -EINVAL;
 		goto out_release;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <git2.h>
 
+#include "basic/git_error.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "parse/mail.h"
@@ -22,13 +23,6 @@
 #include "pipeline/queue.h"
 
 #define FETCH_TIMEOUT_SEC 300
-
-static void git_error_to(struct strbuf *err, const char *what)
-{
-	const git_error *e = git_error_last();
-
-	strbuf_addf(err, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
-}
 
 /* Where the bytes of the queue come from. */
 struct source {
@@ -121,7 +115,7 @@ static int fetch(const char *url, const char *cache, git_repository **ret, struc
 		opts.prune = GIT_FETCH_PRUNE;
 		if (git_remote_lookup(&remote, *ret, "origin") < 0 ||
 		    git_remote_fetch(remote, NULL, &opts, NULL) < 0) {
-			git_error_to(err, url);
+			git_error_add(err, url);
 			r = -EIO;
 		}
 	} else {
@@ -142,7 +136,7 @@ static int fetch(const char *url, const char *cache, git_repository **ret, struc
 			child_run(&c, &res);
 		/* A clone that dies half-way must not be mistaken for a clone. */
 		if (git_clone(ret, url, tmp, &opts) < 0) {
-			git_error_to(err, url);
+			git_error_add(err, url);
 			r = -EIO;
 		} else {
 			git_repository_free(*ret);
@@ -247,7 +241,7 @@ static int fetch_bounded(const char *url, const char *cache, git_repository **re
 		return r;
 	path = fetch_path(url, cache);
 	if (git_repository_open_bare(ret, path) < 0) {
-		git_error_to(err, path);
+		git_error_add(err, path);
 		r = -EIO;
 	}
 	free(path);

@@ -9,18 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/git_error.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/tree.h"
 
 #define EXTRACT_TIMEOUT 900
-
-static void git_error_to(struct strbuf *err, const char *what)
-{
-	const git_error *e = git_error_last();
-
-	strbuf_addf(err, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
 
 /*
  * Add every file under @dir (relative @rel) to @index. Debian's top-level
@@ -56,7 +50,7 @@ static int add_tree(git_index *index, const char *root, const char *rel, struct 
 			r = add_tree(index, root, child, err);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			if (git_index_add_bypath(index, child) < 0) {
-				git_error_to(err, child);
+				git_error_add(err, child);
 				r = -EIO;
 			}
 		}
@@ -122,7 +116,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	fprintf(stderr, "# importing %s into git (the base commit)\n", env->src);
 	if (git_repository_init(&tree->repo, env->src, 0) < 0 ||
 	    git_repository_index(&index, tree->repo) < 0) {
-		git_error_to(err, env->src);
+		git_error_add(err, env->src);
 		r = -EIO;
 		goto out;
 	}
@@ -135,7 +129,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	    git_commit_create(&tree->base, tree->repo, "HEAD", sig, sig, NULL,
 			      "linux-source as packaged", gtree, 0, NULL) < 0 ||
 	    git_reference_create(&ref, tree->repo, "refs/tags/base", &tree->base, 1, NULL) < 0) {
-		git_error_to(err, "import");
+		git_error_add(err, "import");
 		r = -EIO;
 	}
 out:
@@ -240,12 +234,12 @@ static int load_index(struct kernel_tree *tree, const git_oid *commit, struct st
 		return 0;
 	tree->index_valid = false;
 	if (!tree->index && git_index_new(&tree->index) < 0) {
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 		return -EIO;
 	}
 	if (git_commit_lookup(&c, tree->repo, commit) < 0 || git_commit_tree(&t, c) < 0 ||
 	    git_index_read_tree(tree->index, t) < 0) {
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 		r = -EIO;
 	} else {
 		git_oid_cpy(&tree->index_commit, commit);
@@ -291,7 +285,7 @@ int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct pat
 	    git_signature_new(&sig, "backport-gate", "backport-gate@localhost", 0, 0) < 0 ||
 	    git_commit_create(ret_commit, tree->repo, NULL, sig, sig, NULL, message, new_tree, 1,
 			      (const git_commit **)&parent_commit) < 0) {
-		git_error_to(err, "apply: commit");
+		git_error_add(err, "apply: commit");
 		tree->index_valid = false;
 		r = -EIO;
 	} else {
@@ -316,7 +310,7 @@ int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct 
 		/* an empty pathspec would mean every path */
 		if (!only->n) {
 			if (git_repository_set_head_detached(tree->repo, commit) < 0) {
-				git_error_to(err, "checkout");
+				git_error_add(err, "checkout");
 				return -EIO;
 			}
 			return 0;
@@ -328,7 +322,7 @@ int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct 
 	if (git_commit_lookup(&c, tree->repo, commit) < 0 ||
 	    git_checkout_tree(tree->repo, (const git_object *)c, &opts) < 0 ||
 	    git_repository_set_head_detached(tree->repo, commit) < 0) {
-		git_error_to(err, "checkout");
+		git_error_add(err, "checkout");
 		r = -EIO;
 	}
 	git_commit_free(c);
@@ -361,7 +355,7 @@ int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b
 
 		git_oid_tostr(ha, sizeof(ha), a);
 		git_oid_tostr(hb, sizeof(hb), b);
-		git_error_to(err, "diff");
+		git_error_add(err, "diff");
 		strbuf_addf(err, " (trees %.12s and %.12s)", ha, hb);
 		r = -EIO;
 		goto out;
@@ -399,7 +393,7 @@ int tree_index_restat(struct kernel_tree *tree, const struct strlist *paths, str
 	if (!paths->n)
 		return 0;
 	if (git_repository_index(&index, tree->repo) < 0) {
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 		return -EIO;
 	}
 	for (size_t i = 0; i < paths->n; i++) {
@@ -426,7 +420,7 @@ int tree_index_restat(struct kernel_tree *tree, const struct strlist *paths, str
 	if (r == 0 && git_index_write(index) < 0)
 		r = -EIO;
 	if (r < 0)
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 	git_index_free(index);
 	return r;
 }
