@@ -341,6 +341,14 @@ static pid_t start_worker(struct server *s, int64_t job)
 	_exit(127);
 }
 
+/* Log a job state change that did not happen; @r is what the jobs_*() call returned. */
+static int job_moved(struct server *s, int64_t job, const char *what, int r)
+{
+	if (r < 0)
+		fprintf(stderr, "job %lld: %s: %s\n", (long long)job, what, jobs_strerror(s->db, r));
+	return r;
+}
+
 /* How the worker ended decides the job's fate; only a verdict is final. */
 static void worker_ended(struct server *s, int64_t job, int status)
 {
@@ -351,7 +359,7 @@ static void worker_ended(struct server *s, int64_t job, int status)
 	fprintf(stderr, "job %lld: no verdict (%s %d); %s\n", (long long)job,
 		WIFSIGNALED(status) ? "signal" : "exit status",
 		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), "will retry");
-	jobs_worker_failed(s->db, job);
+	job_moved(s, job, "queueing it again after its worker failed", jobs_worker_failed(s->db, job));
 }
 
 static void poll_queues(struct server *s, time_t now, time_t *next_poll)
@@ -360,14 +368,19 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 		const struct queue_config *q = &s->cfg.queues[i];
 		struct strbuf err = STRBUF_INIT;
 		int64_t job;
-		bool dup;
+		bool dup, pending;
+		int r;
 
 		if (q->poll <= 0 || now < next_poll[i])
 			continue;
 		next_poll[i] = now + q->poll;
 		/* One fetch is enough: the job reads the queue when it runs, and
 		 * an unchanged snapshot ends at once without a new run. */
-		if (jobs_queue_pending(s->db, q->name))
+		r = jobs_queue_pending(s->db, q->name, &pending);
+		if (r < 0)
+			fprintf(stderr, "poll %s: looking for its pending jobs: %s\n", q->name,
+				jobs_strerror(s->db, r));
+		if (r < 0 || pending)
 			continue;
 		if (jobs_enqueue(s->db, q->name, "poll", NULL, &job, &dup, &err) < 0)
 			fprintf(stderr, "poll %s: %s\n", q->name, err.buf);
@@ -415,15 +428,18 @@ static int serve_loop(struct server *s)
 		pthread_rwlock_rdlock(&s->lock);
 		poll_queues(s, now, next_poll);
 		if (!worker) {
-			int64_t job = jobs_next_queued(s->db);
+			int64_t job = 0;
+			int r = jobs_next_queued(s->db, &job);
 
-			if (job) {
-				jobs_start(s->db, job);
+			if (r < 0)
+				fprintf(stderr, "looking for a queued job: %s\n", jobs_strerror(s->db, r));
+			if (job && job_moved(s, job, "marking it running", jobs_start(s->db, job)) == 0) {
 				worker = start_worker(s, job);
 				worker_job = job;
 				if (worker < 0) {
 					worker = 0;
-					jobs_requeue(s->db, job);
+					fprintf(stderr, "job %lld: the worker could not be started\n", (long long)job);
+					job_moved(s, job, "queueing it again", jobs_requeue(s->db, job));
 				} else {
 					sd_notifyf(0, "STATUS=gating job %lld (building and booting)", (long long)job);
 					fprintf(stderr, "job %lld: started worker %d\n", (long long)job, (int)worker);
@@ -443,7 +459,8 @@ static int serve_loop(struct server *s)
 		kill(worker, SIGTERM);
 		waitpid(worker, NULL, 0);
 		/* interrupted: it runs again after the restart */
-		jobs_interrupted(s->db, worker_job);
+		job_moved(s, worker_job, "queueing it again for after the restart",
+			  jobs_interrupted(s->db, worker_job));
 	}
 	return 0;
 }
@@ -465,7 +482,12 @@ int serve_run(struct gate_config *cfg, struct strbuf *err)
 	if (r < 0)
 		goto out;
 	/* a job 'running' now was interrupted by a crash or a kill: again */
-	jobs_recover(s.db);
+	r = jobs_recover(s.db);
+	if (r < 0) {
+		strbuf_addf(err, "%s: queueing again the jobs a crash interrupted: %s", s.cfg.database,
+			    jobs_strerror(s.db, r));
+		goto out;
+	}
 	r = start_http(&s, err);
 	if (r < 0)
 		goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/sql.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
 #include "pipeline/gate.h"
@@ -663,33 +664,6 @@ out:
 	return r;
 }
 
-static int exec_bind(sqlite3 *db, const char *sql, const char *fmt, ...)
-{
-	sqlite3_stmt *st;
-	va_list ap;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	va_start(ap, fmt);
-	for (int i = 0; fmt[i]; i++) {
-		if (fmt[i] == 'i') {
-			sqlite3_bind_int64(st, i + 1, va_arg(ap, sqlite3_int64));
-		} else if (fmt[i] == 'd') {
-			sqlite3_bind_double(st, i + 1, va_arg(ap, double));
-		} else {
-			const char *s = va_arg(ap, const char *);
-
-			if (s)
-				sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT);
-		}
-	}
-	va_end(ap);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
-}
-
 /* Everything a verdict writes: one transaction, or nothing. */
 struct run_record {
 	sqlite3_int64 run_id;
@@ -714,13 +688,13 @@ static int record_rows(sqlite3 *db, const struct run_record *rec)
 		char *chg = json_dumps(json_object_get(o, "changes"), JSON_COMPACT);
 		int r;
 
-		r = exec_bind(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, "
+		r = sql_exec(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, "
 			      "offset_lines, message) VALUES (?, ?, ?, ?, ?)", "iisis", rec->run_id,
 			      rec->patch_ids[i],
 			      p->error ? "refused" : apply_status_name(rec->outcomes[i].status),
 			      (sqlite3_int64)rec->outcomes[i].offset, rec->outcomes[i].message.buf);
 		if (r == 0)
-			r = exec_bind(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
+			r = sql_exec(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
 				      "regressions, changes, evidence, steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 				      "iissssss", rec->run_id, rec->patch_ids[i], patch_status_name(v->status),
 				      v->status == PATCH_DROP ? drop_reason_name(v->reason) : NULL, regs, chg,
@@ -744,7 +718,7 @@ static int record_verdict(sqlite3 *db, const struct run_record *rec, struct strb
 	if (r == 0)
 		r = record_rows(db, rec);
 	if (r == 0)
-		r = exec_bind(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
+		r = sql_exec(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
 			      "boots = ?, evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
 			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
 			      "ssiiidssi", rec->verdict, text, (sqlite3_int64)rec->builds,
@@ -787,7 +761,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	judge_result_init(&result, snap->n);
 	*ret_report = NULL;
 	if (record_snapshot(db, snap, &snapshot_id, patch_ids) < 0 ||
-	    exec_bind(db, "INSERT INTO run (snapshot_id, base, suite, verdict) VALUES (?, ?, ?, 'running')",
+	    sql_exec(db, "INSERT INTO run (snapshot_id, base, suite, verdict) VALUES (?, ?, ?, 'running')",
 		      "iss", snapshot_id, release, env->suite_version) < 0) {
 		r = db_error(db, "recording the snapshot", err);
 		goto out;
@@ -965,7 +939,7 @@ out:
 		json_object_set_new(report, "patches", json_array());
 		json_object_set_new(report, "drop", json_array());
 		text = json_dumps(report, JSON_COMPACT);
-		if (exec_bind(db, "UPDATE run SET verdict = 'error', error = ?, report = ?, builds = ?, "
+		if (sql_exec(db, "UPDATE run SET verdict = 'error', error = ?, report = ?, builds = ?, "
 			      "boots = ?, evaluations = ?, seconds = ?, "
 			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
 			      "ssiiidi", err->buf, text, (sqlite3_int64)ctx.builds, (sqlite3_int64)ctx.boots,
