@@ -390,21 +390,6 @@ out:
 	return r;
 }
 
-static int parse_count(const char *option, const char *value, int64_t *ret, struct strbuf *err)
-{
-	char *end;
-	long long n;
-
-	errno = 0;
-	n = strtoll(value, &end, 10);
-	if (errno || end == value || *end || n < 0) {
-		strbuf_addf(err, "%s: '%s' is not a count", option, value);
-		return -EINVAL;
-	}
-	*ret = n;
-	return 0;
-}
-
 static int ask(enum question *q, enum question want, const char *option, struct strbuf *err)
 {
 	static const char *const names[] = {
@@ -475,15 +460,11 @@ int cmd_history(int argc, char **argv)
 			runs_option = "--since";
 			break;
 		case 'l':
-			r = parse_count("--limit", optarg, &filter.limit, &err);
-			if (r == 0 && filter.limit == 0) {
-				strbuf_addf(&err, "--limit: 0 runs is no answer (1 to %d)", HISTORY_LIMIT_MAX);
-				r = -EINVAL;
-			}
+			r = history_parse_limit("--limit", optarg, &filter.limit, &err);
 			runs_option = "--limit";
 			break;
 		case 'O':
-			r = parse_count("--offset", optarg, &filter.offset, &err);
+			r = history_parse_offset("--offset", optarg, &filter.offset, &err);
 			runs_option = "--offset";
 			break;
 		case 'h':

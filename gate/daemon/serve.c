@@ -205,10 +205,10 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		f.queue = query(c, "queue");
 		f.verdict = query(c, "verdict");
 		f.since = query(c, "since");
-		f.limit = limit ? atoi(limit) : 0;
-		f.offset = offset ? atoi(offset) : 0;
-		v = history_runs(s->db, &f, &err);
 		missing = MHD_HTTP_BAD_REQUEST;
+		if ((!limit || history_parse_limit("limit", limit, &f.limit, &err) == 0) &&
+		    (!offset || history_parse_offset("offset", offset, &f.offset, &err) == 0))
+			v = history_runs(s->db, &f, &err);
 	} else if (!strncmp(url, "/api/runs/", 10)) {
 		char *end;
 		long long id = strtoll(url + 10, &end, 10);

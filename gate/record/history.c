@@ -197,6 +197,37 @@ static int run_drops(sqlite3 *db, sqlite3_stmt *st, int64_t run, json_t **ret, s
 	return 0;
 }
 
+static int parse_count(const char *name, const char *value, int64_t *ret, struct strbuf *err)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(value, &end, 10);
+	if (errno || end == value || *end || n < 0) {
+		strbuf_addf(err, "%s: '%s' is not a count", name, value);
+		return -EINVAL;
+	}
+	*ret = n;
+	return 0;
+}
+
+int history_parse_limit(const char *name, const char *value, int64_t *ret, struct strbuf *err)
+{
+	int r = parse_count(name, value, ret, err);
+
+	if (r == 0 && *ret == 0) {
+		strbuf_addf(err, "%s: 0 runs is no answer (1 to %d)", name, HISTORY_LIMIT_MAX);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+int history_parse_offset(const char *name, const char *value, int64_t *ret, struct strbuf *err)
+{
+	return parse_count(name, value, ret, err);
+}
+
 json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf *err)
 {
 	static const struct history_filter no_filter;
