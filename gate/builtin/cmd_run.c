@@ -55,7 +55,7 @@ int cmd_run(int argc, char **argv)
 	const char *json_path = NULL, *db_path = NULL, *cache = default_cache();
 	struct queue_snapshot snap = { 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	char *top = repository_top(), *db_default = NULL, *series_default = NULL;
+	char *top = suite_top(), *db_default = NULL, *series_default = NULL;
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;

@@ -19,7 +19,7 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	const struct queue_config *q;
 	struct queue_request req = { 0 };
 	struct strbuf why = STRBUF_INIT;
-	char *queue = NULL, *top = repository_top(), *series_default = default_series_dir();
+	char *queue = NULL, *top = suite_top(), *series_default = default_series_dir();
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int64_t earlier;

@@ -22,7 +22,8 @@
 #include "parse/ktap.h"
 
 struct kernel_env {
-	char *top;		/* the repository: suite sources, config fragment */
+	char *top;		/* where the suite comes from (defaults.h: suite_top()) */
+	bool installed;		/* @top is an installed library directory, not a source tree */
 	char *tarball;		/* /usr/src/linux-source-6.1.tar.xz */
 	char *version;		/* "6.1" */
 	char *dir;		/* <cache>/linux-<version> */
@@ -30,6 +31,7 @@ struct kernel_env {
 	char *fragment;
 	char *config_stamp;	/* sha256 of the fragment */
 	char *suite_init, *suite_probe;
+	char *cc;		/* ccache-cc, the compiler make is given */
 	char *suite_version;	/* sha256 of the two suite binaries */
 	char accel[8];		/* "kvm" once a probe showed it works, else "tcg" */
 	char boot_token[33];	/* the current boot's marker token (hex) */
