@@ -5,6 +5,15 @@ CC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BUILD := build
 
+# make install: the binary into $(PREFIX)/bin, the suite (its two static
+# binaries, the config fragment, ccache-cc) into $(LIBDIR), under $(DESTDIR)
+# when given. The gate looks in $(LIBDIR) as compiled in (BG_LIBDIR in the
+# environment overrides it); the in-tree build/backport-gate finds the
+# source tree it was built in first (gate/pipeline/defaults.h).
+PREFIX := /usr/local
+LIBDIR = $(PREFIX)/lib/backport-gate
+DESTDIR :=
+
 # Every Debian package the project uses, by name.
 PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	libelf-dev libssl-dev libc6-dev cpio ccache xz-utils git coreutils \
@@ -38,7 +47,7 @@ GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/u
 UNIT_TESTS := $(BUILD)/tests/probe_record_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
-.PHONY: all suite deps check demo bench clean unit debian-series check-layers
+.PHONY: all suite deps check demo bench clean unit debian-series check-layers install FORCE
 
 all: check-layers suite $(BUILD)/backport-gate $(UNIT_TESTS) $(BUILD)/tests/apply-series
 
@@ -51,6 +60,21 @@ check-layers:
 $(BUILD)/gate/%.o: gate/%.c $(GATE_HDRS) | check-layers
 	@mkdir -p $(@D)
 	$(CC) $(GATE_CFLAGS) -c -o $@ $<
+
+# defaults.o has $(LIBDIR) compiled in: rebuilt when it changes.
+$(BUILD)/libdir.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+$(BUILD)/gate/pipeline/defaults.o $(BUILD)/asan/gate/pipeline/defaults.o: $(BUILD)/libdir.stamp
+$(BUILD)/gate/pipeline/defaults.o $(BUILD)/asan/gate/pipeline/defaults.o: \
+	GATE_CFLAGS += -DBG_LIBDIR='"$(LIBDIR)"'
+
+install: suite $(BUILD)/backport-gate
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/config
+	install -m 755 $(BUILD)/backport-gate $(DESTDIR)$(PREFIX)/bin/backport-gate
+	install -m 755 $(BUILD)/shebang-init $(BUILD)/shebang-probe kernel-tests/ccache-cc \
+		$(DESTDIR)$(LIBDIR)/
+	install -m 644 kernel-tests/config/*.config $(DESTDIR)$(LIBDIR)/config/
 
 # The schema travels inside the binary.
 $(BUILD)/gate/migrations.c: $(MIGRATIONS) tools/embed-migrations

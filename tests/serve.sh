@@ -54,6 +54,20 @@ cleanup() {
 trap cleanup EXIT
 start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon listens on $base"
 
+get_status() { # path: prints "STATUS ERROR-MESSAGE"
+	local code
+	code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$base$1")
+	echo "$code $(jq -r .error "$tmp/resp")"
+}
+expect_eq "GET /api/runs?limit=abc: 400 naming the parameter" "400 limit: 'abc' is not a count" \
+	"$(get_status '/api/runs?limit=abc')"
+expect_eq "GET /api/runs?offset=-1: 400 naming the parameter" "400 offset: '-1' is not a count" \
+	"$(get_status '/api/runs?offset=-1')"
+expect_eq "GET /api/runs?limit=0: 400, as the CLI refuses it" "400 limit: 0 runs is no answer (1 to 500)" \
+	"$(get_status '/api/runs?limit=0')"
+expect_eq "GET /api/runs?limit=2&offset=0: an empty page" "0 2 0" \
+	"$(curl -s "$base/api/runs?limit=2&offset=0" | jq -r '"\(.total) \(.limit) \(.offset)"')"
+
 post() { # body [curl args...]: prints "STATUS BODY"
 	local body=$1
 	shift

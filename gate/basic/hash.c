@@ -5,6 +5,7 @@
 
 #include "basic/hash.h"
 #include "basic/strbuf.h"
+#include "basic/xalloc.h"
 
 struct hash_ctx {
 	EVP_MD_CTX *md;
@@ -12,10 +13,8 @@ struct hash_ctx {
 
 struct hash_ctx *hash_begin(void)
 {
-	struct hash_ctx *ctx = malloc(sizeof(*ctx));
+	struct hash_ctx *ctx = xmalloc(sizeof(*ctx));
 
-	if (!ctx)
-		abort();
 	ctx->md = EVP_MD_CTX_new();
 	if (!ctx->md || EVP_DigestInit_ex(ctx->md, EVP_sha256(), NULL) != 1)
 		abort();

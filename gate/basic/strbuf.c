@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "basic/strbuf.h"
+#include "basic/xalloc.h"
 
 char strbuf_empty[1];
 
@@ -27,10 +28,8 @@ void strbuf_release(struct strbuf *sb)
 
 char *strbuf_detach(struct strbuf *sb, size_t *ret_len)
 {
-	char *out = sb->alloc ? sb->buf : strdup("");
+	char *out = sb->alloc ? sb->buf : xstrdup("");
 
-	if (!out)
-		abort();
 	if (ret_len)
 		*ret_len = sb->len;
 	strbuf_init(sb, sb->cap);
@@ -57,9 +56,7 @@ static int grow(struct strbuf *sb, size_t extra)
 		want = sb->alloc * 2;
 	if (want < 64)
 		want = 64;
-	p = realloc(sb->alloc ? sb->buf : NULL, want);
-	if (!p)
-		abort();	/* out of memory: nothing sensible to do here */
+	p = xrealloc(sb->alloc ? sb->buf : NULL, want);
 	if (!sb->alloc)
 		p[0] = '\0';
 	sb->buf = p;

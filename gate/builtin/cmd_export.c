@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "pipeline/defaults.h"
 #include "pipeline/export.h"
@@ -46,8 +47,7 @@ int cmd_export(int argc, char **argv)
 		return EXIT_NO_VERDICT;
 	}
 	if (!db_path) {
-		if (asprintf(&db_default, "%s/gate.db", cache) < 0)
-			abort();
+		db_default = xasprintf("%s/gate.db", cache);
 		db_path = db_default;
 	}
 	if (db_open(db_path, &db, &err) < 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "pipeline/defaults.h"
 #include "record/db.h"
@@ -51,13 +52,9 @@ static void table_add(struct table *t, const char *cell)
 {
 	if (t->n_cells == t->alloc) {
 		t->alloc = t->alloc ? 2 * t->alloc : 64;
-		t->cells = realloc(t->cells, t->alloc * sizeof(*t->cells));
-		if (!t->cells)
-			abort();
+		t->cells = xrealloc(t->cells, t->alloc * sizeof(*t->cells));
 	}
-	t->cells[t->n_cells] = strdup(cell && cell[0] ? cell : "-");
-	if (!t->cells[t->n_cells])
-		abort();
+	t->cells[t->n_cells] = xstrdup(cell && cell[0] ? cell : "-");
 	t->n_cells++;
 }
 
@@ -73,10 +70,8 @@ static size_t display_width(const char *s)
 
 static void table_print(const struct table *t, FILE *f)
 {
-	size_t *width = calloc(t->n_cols, sizeof(*width));
+	size_t *width = xcalloc(t->n_cols, sizeof(*width));
 
-	if (!width)
-		abort();
 	for (size_t i = 0; i < t->n_cells; i++) {
 		size_t w = display_width(t->cells[i]);
 
@@ -395,21 +390,6 @@ out:
 	return r;
 }
 
-static int parse_count(const char *option, const char *value, int64_t *ret, struct strbuf *err)
-{
-	char *end;
-	long long n;
-
-	errno = 0;
-	n = strtoll(value, &end, 10);
-	if (errno || end == value || *end || n < 0) {
-		strbuf_addf(err, "%s: '%s' is not a count", option, value);
-		return -EINVAL;
-	}
-	*ret = n;
-	return 0;
-}
-
 static int ask(enum question *q, enum question want, const char *option, struct strbuf *err)
 {
 	static const char *const names[] = {
@@ -480,15 +460,11 @@ int cmd_history(int argc, char **argv)
 			runs_option = "--since";
 			break;
 		case 'l':
-			r = parse_count("--limit", optarg, &filter.limit, &err);
-			if (r == 0 && filter.limit == 0) {
-				strbuf_addf(&err, "--limit: 0 runs is no answer (1 to %d)", HISTORY_LIMIT_MAX);
-				r = -EINVAL;
-			}
+			r = history_parse_limit("--limit", optarg, &filter.limit, &err);
 			runs_option = "--limit";
 			break;
 		case 'O':
-			r = parse_count("--offset", optarg, &filter.offset, &err);
+			r = history_parse_offset("--offset", optarg, &filter.offset, &err);
 			runs_option = "--offset";
 			break;
 		case 'h':
@@ -519,8 +495,7 @@ int cmd_history(int argc, char **argv)
 		goto fail;
 	}
 	if (!db_path) {
-		if (asprintf(&db_default, "%s/gate.db", default_cache()) < 0)
-			abort();
+		db_default = xasprintf("%s/gate.db", default_cache());
 		db_path = db_default;
 	}
 	if (open_record(db_path, &db, &err) < 0)

@@ -24,7 +24,7 @@ int cmd_prepare(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct kernel_env env;
 	struct kernel_tree tree;
-	char *top = repository_top();
+	char *top = suite_top();
 	int c, r, status = EXIT_NO_VERDICT;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "output/report.h"
 #include "pipeline/defaults.h"
@@ -44,8 +45,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_NO_VERDICT;
 	}
 	if (!db_path) {
-		if (asprintf(&db_default, "%s/gate.db", default_cache()) < 0)
-			abort();
+		db_default = xasprintf("%s/gate.db", default_cache());
 		db_path = db_default;
 	}
 	if (db_open(db_path, &db, &err) < 0)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "output/report.h"
 #include "pipeline/defaults.h"
@@ -25,8 +26,7 @@ static int write_json(const char *path, json_t *report)
 	char *tmp;
 	int r = 0;
 
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		abort();
+	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
 	if (json_dump_file(report, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
 	    rename(tmp, path) < 0) {
 		fprintf(stderr, "backport-gate: --json: cannot write %s: %s\n", path, strerror(errno));
@@ -55,7 +55,7 @@ int cmd_run(int argc, char **argv)
 	const char *json_path = NULL, *db_path = NULL, *cache = default_cache();
 	struct queue_snapshot snap = { 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	char *top = repository_top(), *db_default = NULL, *series_default = NULL;
+	char *top = suite_top(), *db_default = NULL, *series_default = NULL;
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;
@@ -88,8 +88,7 @@ int cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	if (!db_path) {
-		if (asprintf(&db_default, "%s/gate.db", cache) < 0)
-			abort();
+		db_default = xasprintf("%s/gate.db", cache);
 		db_path = db_default;
 		if (access(cache, F_OK) < 0 && mkdir(cache, 0755) < 0 && errno != EEXIST) {
 			strbuf_addf(&err, "cache: cannot create %s: %s", cache, strerror(errno));

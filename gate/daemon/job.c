@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	const struct queue_config *q;
 	struct queue_request req = { 0 };
 	struct strbuf why = STRBUF_INIT;
-	char *queue = NULL, *top = repository_top(), *series_default = default_series_dir();
+	char *queue = NULL, *top = suite_top(), *series_default = default_series_dir();
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int64_t earlier;
@@ -53,11 +54,22 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 			    strncmp(why.buf, "queue: ", 7) == 0 ? why.buf + 7 : why.buf);
 		goto out;
 	}
-	jobs_set_snapshot(db, job_id, snap.content_hash, snap.commit[0] ? snap.commit : NULL);
+	r = jobs_set_snapshot(db, job_id, snap.content_hash, snap.commit[0] ? snap.commit : NULL);
+	if (r < 0) {
+		strbuf_addf(err, "recording the job's snapshot: %s", jobs_strerror(db, r));
+		goto out;
+	}
 	/* The same content twice is one job. */
-	earlier = jobs_already_gated(db, queue, snap.content_hash, job_id);
+	r = jobs_already_gated(db, queue, snap.content_hash, job_id, &earlier);
+	if (r < 0) {
+		strbuf_addf(err, "looking for an earlier run of the snapshot: %s", jobs_strerror(db, r));
+		goto out;
+	}
 	if (earlier) {
 		r = jobs_done_as(db, job_id, earlier);
+		if (r < 0)
+			strbuf_addf(err, "recording the job done as run %lld: %s", (long long)earlier,
+				    jobs_strerror(db, r));
 		goto out;
 	}
 	r = gate_snapshot(top, cfg->cache, db, &snap, &opts, &report, err);
@@ -65,11 +77,17 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 		goto out;
 	r = jobs_record_done(db, q, job_id, report);
 	if (r < 0)
-		db_error(db, "recording the verdict", err);
+		strbuf_addf(err, "recording the verdict of run %lld: %s",
+			    (long long)json_integer_value(json_object_get(report, "run")), jobs_strerror(db, r));
 out:
 	/* Why there is no verdict, for /api/jobs and the page; the job is retried. */
-	if (r < 0 && db && queue)
-		jobs_set_error(db, job_id, err->buf);
+	if (r < 0 && db && queue) {
+		int e = jobs_set_error(db, job_id, err->buf);
+
+		if (e < 0)
+			fprintf(stderr, "job %lld: recording why it has no verdict: %s\n",
+				(long long)job_id, jobs_strerror(db, e));
+	}
 	strbuf_release(&why);
 	json_decref(report);
 	queue_snapshot_release(&snap);

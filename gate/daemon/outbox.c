@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/sql.h"
+#include "basic/xalloc.h"
 #include "daemon/outbox.h"
 
 #define STRINGIFY_(x) #x
@@ -58,48 +60,44 @@ static int post(const char *url, const char *body, char *why, size_t why_len)
 int outbox_deliver(sqlite3 *db, int max)
 {
 	sqlite3_stmt *st;
-	int sent = 0;
+	int sent = 0, rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT id, url, body, attempts FROM outbox WHERE state = 'pending' "
-			       "AND next_attempt <= ? ORDER BY id LIMIT ?", -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "SELECT id, url, body, attempts FROM outbox WHERE state = 'pending' "
+			"AND next_attempt <= ? ORDER BY id LIMIT ?", "di", (double)time(NULL),
+			(sqlite3_int64)max) < 0) {
+		fprintf(stderr, "notify: reading the outbox: %s\n", sqlite3_errmsg(db));
 		return 0;
-	sqlite3_bind_double(st, 1, (double)time(NULL));
-	sqlite3_bind_int(st, 2, max);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		int attempts = sqlite3_column_int(st, 3) + 1;
-		char *url = strdup((const char *)sqlite3_column_text(st, 1));
-		char *body = strdup((const char *)sqlite3_column_text(st, 2));
+		char *url = xstrdup((const char *)sqlite3_column_text(st, 1));
+		char *body = xstrdup((const char *)sqlite3_column_text(st, 2));
 		char why[256] = "";
-		sqlite3_stmt *up;
-		int ok;
+		/* backoff: 2, 4, 8, ... seconds, at most 10 minutes */
+		double delay = attempts > 9 ? 600 : (double)(1 << attempts);
+		int ok, r;
 
-		if (!url || !body)
-			abort();
 		ok = post(url, body, why, sizeof(why)) == 0;
-		if (sqlite3_prepare_v2(db, ok ? "UPDATE outbox SET state = 'sent', attempts = ?, "
-				       "sent_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?"
-				       : "UPDATE outbox SET state = CASE WHEN ?1 >= " STRINGIFY(OUTBOX_MAX_ATTEMPTS)
-					 " THEN 'failed' ELSE 'pending' END, "
-				       "attempts = ?1, next_attempt = ?3, last_error = ?4 WHERE id = ?2",
-				       -1, &up, NULL) == SQLITE_OK) {
-			/* backoff: 2, 4, 8, ... seconds, at most 10 minutes */
-			double delay = attempts > 9 ? 600 : (double)(1 << attempts);
-
-			sqlite3_bind_int(up, 1, attempts);
-			sqlite3_bind_int64(up, 2, id);
-			if (!ok) {
-				sqlite3_bind_double(up, 3, (double)time(NULL) + delay);
-				sqlite3_bind_text(up, 4, why, -1, SQLITE_TRANSIENT);
-			}
-			sqlite3_step(up);
-			sqlite3_finalize(up);
-		}
+		if (ok)
+			r = sql_exec(db, "UPDATE outbox SET state = 'sent', attempts = ?, "
+				     "sent_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
+				     "ii", (sqlite3_int64)attempts, id);
+		else
+			r = sql_exec(db, "UPDATE outbox SET state = CASE WHEN ?1 >= "
+				     STRINGIFY(OUTBOX_MAX_ATTEMPTS) " THEN 'failed' ELSE 'pending' END, "
+				     "attempts = ?1, next_attempt = ?3, last_error = ?4 WHERE id = ?2",
+				     "iids", (sqlite3_int64)attempts, id, (double)time(NULL) + delay, why);
 		fprintf(stderr, "notify %s: %s%s\n", url, ok ? "sent" : "failed: ", why);
+		if (r < 0)
+			fprintf(stderr, "notify %s: outbox entry %lld: recording attempt %d: %s\n", url,
+				(long long)id, attempts, sqlite3_errmsg(db));
 		sent += ok;
 		free(url);
 		free(body);
 	}
+	if (rc != SQLITE_DONE)
+		fprintf(stderr, "notify: reading the outbox: %s\n", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return sent;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "basic/runcmd.h"
+#include "basic/xalloc.h"
 #include "daemon/outbox.h"
 #include "daemon/serve.h"
 #include "output/page.h"
@@ -203,10 +204,10 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		f.queue = query(c, "queue");
 		f.verdict = query(c, "verdict");
 		f.since = query(c, "since");
-		f.limit = limit ? atoi(limit) : 0;
-		f.offset = offset ? atoi(offset) : 0;
-		v = history_runs(s->db, &f, &err);
 		missing = MHD_HTTP_BAD_REQUEST;
+		if ((!limit || history_parse_limit("limit", limit, &f.limit, &err) == 0) &&
+		    (!offset || history_parse_offset("offset", offset, &f.offset, &err) == 0))
+			v = history_runs(s->db, &f, &err);
 	} else if (!strncmp(url, "/api/runs/", 10)) {
 		char *end;
 		long long id = strtoll(url + 10, &end, 10);
@@ -255,9 +256,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(method, "POST") || strcmp(url, "/webhook"))
 		return respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET, and POST /webhook");
 	if (!req) {
-		req = calloc(1, sizeof(*req));
-		if (!req)
-			return MHD_NO;
+		req = xcalloc(1, sizeof(*req));
 		pthread_rwlock_rdlock(&s->lock);
 		strbuf_init(&req->body, s->cfg.max_body);
 		pthread_rwlock_unlock(&s->lock);
@@ -355,6 +354,14 @@ static int start_worker(struct server *s, int64_t job, struct worker *w)
 	return 0;
 }
 
+/* Log a job state change that did not happen; @r is what the jobs_*() call returned. */
+static int job_moved(struct server *s, int64_t job, const char *what, int r)
+{
+	if (r < 0)
+		fprintf(stderr, "job %lld: %s: %s\n", (long long)job, what, jobs_strerror(s->db, r));
+	return r;
+}
+
 /* How the worker ended decides the job's fate; only a verdict is final. */
 static void worker_ended(struct server *s, int64_t job, const struct child_result *res)
 {
@@ -365,7 +372,7 @@ static void worker_ended(struct server *s, int64_t job, const struct child_resul
 	fprintf(stderr, "job %lld: no verdict (%s %d); %s\n", (long long)job,
 		res->signal ? "signal" : "exit status", res->signal ? res->signal : res->exit_code,
 		"will retry");
-	jobs_worker_failed(s->db, job);
+	job_moved(s, job, "queueing it again after its worker failed", jobs_worker_failed(s->db, job));
 }
 
 static void poll_queues(struct server *s, time_t now, time_t *next_poll)
@@ -374,14 +381,19 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 		const struct queue_config *q = &s->cfg.queues[i];
 		struct strbuf err = STRBUF_INIT;
 		int64_t job;
-		bool dup;
+		bool dup, pending;
+		int r;
 
 		if (q->poll <= 0 || now < next_poll[i])
 			continue;
 		next_poll[i] = now + q->poll;
 		/* One fetch is enough: the job reads the queue when it runs, and
 		 * an unchanged snapshot ends at once without a new run. */
-		if (jobs_queue_pending(s->db, q->name))
+		r = jobs_queue_pending(s->db, q->name, &pending);
+		if (r < 0)
+			fprintf(stderr, "poll %s: looking for its pending jobs: %s\n", q->name,
+				jobs_strerror(s->db, r));
+		if (r < 0 || pending)
 			continue;
 		if (jobs_enqueue(s->db, q->name, "poll", NULL, &job, &dup, &err) < 0)
 			fprintf(stderr, "poll %s: %s\n", q->name, err.buf);
@@ -428,12 +440,14 @@ static int serve_loop(struct server *s)
 		pthread_rwlock_rdlock(&s->lock);
 		poll_queues(s, now, next_poll);
 		if (!worker.job) {
-			int64_t job = jobs_next_queued(s->db);
+			int64_t job = 0;
+			int r = jobs_next_queued(s->db, &job);
 
-			if (job) {
-				jobs_start(s->db, job);
+			if (r < 0)
+				fprintf(stderr, "looking for a queued job: %s\n", jobs_strerror(s->db, r));
+			if (job && job_moved(s, job, "marking it running", jobs_start(s->db, job)) == 0) {
 				if (start_worker(s, job, &worker) < 0) {
-					jobs_requeue(s->db, job);
+					job_moved(s, job, "queueing it again", jobs_requeue(s->db, job));
 				} else {
 					sd_notifyf(0, "STATUS=gating job %lld (building and booting)", (long long)job);
 					fprintf(stderr, "job %lld: started worker %d\n", (long long)job,
@@ -453,7 +467,8 @@ static int serve_loop(struct server *s)
 	if (worker.job) {
 		child_kill(&worker.child, &res);
 		/* interrupted: it runs again after the restart */
-		jobs_interrupted(s->db, worker.job);
+		job_moved(s, worker.job, "queueing it again for after the restart",
+			  jobs_interrupted(s->db, worker.job));
 	}
 	return 0;
 }
@@ -475,7 +490,12 @@ int serve_run(struct gate_config *cfg, struct strbuf *err)
 	if (r < 0)
 		goto out;
 	/* a job 'running' now was interrupted by a crash or a kill: again */
-	jobs_recover(s.db);
+	r = jobs_recover(s.db);
+	if (r < 0) {
+		strbuf_addf(err, "%s: queueing again the jobs a crash interrupted: %s", s.cfg.database,
+			    jobs_strerror(s.db, r));
+		goto out;
+	}
 	r = start_http(&s, err);
 	if (r < 0)
 		goto out;

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <git2.h>
 
+#include "basic/git_error.h"
 #include "basic/xalloc.h"
 #include "parse/config.h"
 
@@ -134,7 +135,7 @@ static void server_key(struct loader *l, const char *key, const char *value)
 			return;
 		}
 		free(c->listen_host);
-		c->listen_host = strndup(value, (size_t)(colon - value));
+		c->listen_host = xstrndup(value, (size_t)(colon - value));
 		c->listen_port = (unsigned short)port;
 	} else if (!strcmp(key, "database")) {
 		set_string(&c->database, value);
@@ -236,10 +237,8 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 	}
 	if (git_config_new(&cfg) < 0 ||
 	    git_config_add_file_ondisk(cfg, path, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
-		const git_error *e = git_error_last();
-
 		/* libgit2's parse errors carry "(in FILE:LINE, column N)" */
-		strbuf_addf(err, "%s: %s", path, e && e->message ? e->message : "cannot parse");
+		git_error_add(err, path);
 		git_config_free(cfg);
 		r = -EINVAL;
 		goto out_release;
@@ -255,8 +254,8 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 	}
 	if (!ret->cache)
 		ret->cache = xstrdup("/var/cache/backport-gate");
-	if (!ret->database && asprintf(&ret->database, "%s/gate.db", ret->cache) < 0)
-		abort();
+	if (!ret->database)
+		ret->database = xasprintf("%s/gate.db", ret->cache);
 	if (!ret->max_body)
 		ret->max_body = 1 << 20;
 	for (size_t i = 0; i < ret->n_queues; i++)

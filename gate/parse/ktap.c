@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "parse/ktap.h"
 
 const char *case_status_name(enum case_status status)
@@ -16,15 +17,6 @@ const char *case_status_name(enum case_status status)
 	case CASE_ERROR: return "error";
 	}
 	return "unknown";
-}
-
-static char *dup_range(const char *s, size_t len)
-{
-	char *out = strndup(s, len);
-
-	if (!out)
-		abort();
-	return out;
 }
 
 static bool starts_with(const char *s, size_t len, const char *prefix)
@@ -80,9 +72,9 @@ static int parse_result(struct ktap_run *run, const char *line, size_t len,
 		return -EBADMSG;
 	}
 	c = &run->cases[run->n_cases++];
-	c->name = dup_range(name, (size_t)(hash - name));
+	c->name = xstrndup(name, (size_t)(hash - name));
 	c->quirk = pending_kind && strcmp(pending_kind, "quirk") == 0;
-	c->diagnostic = dup_range(hash < end ? hash + 3 : end,
+	c->diagnostic = xstrndup(hash < end ? hash + 3 : end,
 				  hash < end ? (size_t)(end - hash - 3) : 0);
 	if (ok)
 		c->status = CASE_PASS;
@@ -137,9 +129,7 @@ int ktap_parse(const char *console, size_t len, struct ktap_run *ret, struct str
 				break;
 			}
 			ret->planned = planned;
-			ret->cases = calloc(planned ? planned : 1, sizeof(*ret->cases));
-			if (!ret->cases)
-				abort();
+			ret->cases = xcalloc(planned ? planned : 1, sizeof(*ret->cases));
 		} else if (starts_with(line, n, "# case ")) {
 			const char *k = memmem(line, n, " kind=", 6);
 

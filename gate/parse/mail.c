@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "parse/mail.h"
 #include "parse/patch.h"
 #include "parse/patch_header.h"
@@ -1126,10 +1127,8 @@ int mailbox_parse(const char *raw, size_t len, struct mailbox *ret, struct strbu
 		return -E2BIG;
 	}
 	/* one slot more: text before the first separator may be a message */
-	starts = calloc(n_sep + 2, sizeof(*starts));
-	ret->mails = calloc(n_sep + 1, sizeof(*ret->mails));
-	if (!starts || !ret->mails)
-		abort();
+	starts = xcalloc(n_sep + 2, sizeof(*starts));
+	ret->mails = xcalloc(n_sep + 1, sizeof(*ret->mails));
 	find_separators(raw, len, starts + 1, n_sep);
 	starts[0] = 0;
 	if (n_sep && (starts[1] == 0 || is_all_blank(raw, starts[1])))

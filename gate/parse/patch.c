@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "basic/xalloc.h"
 #include "parse/patch.h"
 
 struct span {
@@ -47,14 +48,6 @@ struct section {
 	bool is_new, is_delete;
 	unsigned new_mode;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		abort();	/* out of memory: as strbuf does */
-	return p;
-}
 
 static bool span_starts(struct span l, const char *prefix)
 {
@@ -332,9 +325,7 @@ static int take_path(struct parser *ps, unsigned lineno, const struct strbuf *na
 			return fail_path(ps, lineno, p, len, why);
 	}
 	free(*ret);
-	*ret = strndup(p, len);
-	if (!*ret)
-		abort();
+	*ret = xstrndup(p, len);
 	return 0;
 }
 
@@ -849,9 +840,7 @@ static int resolve_names(struct parser *ps, struct section *sec, struct patch_fi
 			f->change = PATCH_DELETE;
 		} else {
 			f->change = PATCH_MODIFY;
-			f->new_path = strdup(f->old_path);
-			if (!f->new_path)
-				abort();
+			f->new_path = xstrdup(f->old_path);
 		}
 	}
 	f->new_mode = f->change == PATCH_DELETE ? 0 : sec->new_mode;
@@ -1178,9 +1167,7 @@ int patch_parse_strip(const char *text, size_t len, unsigned strip, struct patch
 		strbuf_addf(err, "line %u: not a text file (NUL byte)", lineno);
 		return -EINVAL;
 	}
-	ret->copy = malloc(len + 1);
-	if (!ret->copy)
-		abort();
+	ret->copy = xmalloc(len + 1);
 	memcpy(ret->copy, text, len);
 	ret->copy[len] = '\0';
 

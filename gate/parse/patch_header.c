@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "basic/strbuf.h"
+#include "basic/xalloc.h"
 #include "parse/mail.h"
 #include "parse/patch_header.h"
 
@@ -349,10 +350,8 @@ static void add_stable_dep(struct patch_header *h, const char *sha)
 
 	/* Room for 1, 2, 4, 8, ...: the array is full when n is 0 or a power of two. */
 	if ((n & (n - 1)) == 0) {
-		void *p = realloc(h->stable_deps, (n ? n * 2 : 1) * sizeof(*h->stable_deps));
+		void *p = xrealloc(h->stable_deps, (n ? n * 2 : 1) * sizeof(*h->stable_deps));
 
-		if (!p)
-			abort();	/* out of memory, as strbuf does */
 		h->stable_deps = p;
 	}
 	memcpy(h->stable_deps[n], sha, PATCH_SHA_MAX + 1);
@@ -374,15 +373,6 @@ static const char *strip_bracket_prefix(const char *s)
 			return s;
 		s = close + 1;
 	}
-}
-
-static char *xstrdup(const char *s)
-{
-	char *copy = strdup(s);
-
-	if (!copy)
-		abort();
-	return copy;
 }
 
 /* Move @s into *@to, replacing what was there. */

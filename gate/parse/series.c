@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "parse/series.h"
 
 /* Names longer than this are cut in messages; the entry keeps all of it. */
@@ -154,9 +155,7 @@ static void add_entry(struct series *series, size_t *alloc, const char *name,
 		size_t want = *alloc ? *alloc * 2 : 64;
 		struct series_entry *p;
 
-		p = realloc(series->entries, want * sizeof(*p));
-		if (!p)
-			abort();	/* out of memory, as strbuf does */
+		p = xrealloc(series->entries, want * sizeof(*p));
 		series->entries = p;
 		*alloc = want;
 	}
@@ -200,9 +199,7 @@ static void mark_duplicates(struct series *series, const char *origin)
 
 	if (series->n_entries < 2)
 		return;
-	refs = malloc(series->n_entries * sizeof(*refs));
-	if (!refs)
-		abort();
+	refs = xmalloc(series->n_entries * sizeof(*refs));
 	for (size_t i = 0; i < series->n_entries; i++) {
 		if (series->entries[i].error)
 			continue;

@@ -8,6 +8,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "basic/xalloc.h"
 #include "parse/webhook.h"
 
 #define HMAC_SHA256_LEN 32
@@ -15,15 +16,6 @@
 #define QUOTED_MAX 64	/* bytes of an offending value shown in a message */
 
 static const char hex_digits[] = "0123456789abcdef";
-
-static char *xstrdup(const char *s)
-{
-	char *out = strdup(s);
-
-	if (!out)
-		abort();
-	return out;
-}
 
 static bool is_control(unsigned char c)
 {

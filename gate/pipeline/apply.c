@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "pipeline/apply.h"
 
 #define DEFAULT_MODE 0100644
@@ -42,15 +43,6 @@ struct file_view {
 	const char *dst;	/* path written; NULL when deleting */
 };
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		abort();	/* out of memory: as strbuf does */
-	return p;
-}
-
 static void view_init(struct file_view *v, const struct patch_file *f, bool reverse)
 {
 	v->f = f;
@@ -86,9 +78,7 @@ static int failf(struct apply_outcome *o, const char *file, unsigned hunk, const
 
 	o->status = APPLY_FAILED;
 	free(o->file);
-	o->file = strdup(file);
-	if (!o->file)
-		abort();
+	o->file = xstrdup(file);
 	o->hunk = hunk;
 	strbuf_reset(&o->message);
 	va_start(ap, fmt);
@@ -158,9 +148,7 @@ static int ws_get(struct workspace *ws, const char *path, size_t *ret_index,
 	}
 	if (ws->n == ws->alloc) {
 		ws->alloc = ws->alloc ? ws->alloc * 2 : 8;
-		ws->v = realloc(ws->v, ws->alloc * sizeof(*ws->v));
-		if (!ws->v)
-			abort();
+		ws->v = xrealloc(ws->v, ws->alloc * sizeof(*ws->v));
 	}
 	e = &ws->v[ws->n];
 	memset(e, 0, sizeof(*e));
@@ -170,9 +158,7 @@ static int ws_get(struct workspace *ws, const char *path, size_t *ret_index,
 		strbuf_release(&e->content);
 		return store_error(o, path, "read", r);
 	}
-	e->path = strdup(path);
-	if (!e->path)
-		abort();
+	e->path = xstrdup(path);
 	e->in_store = e->exists = r != -ENOENT;
 	if (!e->exists)
 		strbuf_reset(&e->content);
@@ -270,11 +256,9 @@ static int check_links(struct workspace *ws, struct apply_outcome *o)
 		char *slash;
 
 		for (slash = strchr(e->path, '/'); slash; slash = strchr(slash + 1, '/')) {
-			char *prefix = strndup(e->path, (size_t)(slash - e->path));
+			char *prefix = xstrndup(e->path, (size_t)(slash - e->path));
 			int r = 0;
 
-			if (!prefix)
-				abort();
 			if (is_link(ws, prefix))
 				r = failf(o, e->path, 0, "%s: beyond a symbolic link: %s is a symlink",
 					  e->path, prefix);

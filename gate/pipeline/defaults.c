@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <libgen.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/xalloc.h"
 #include "pipeline/defaults.h"
 
 const char *default_cache(void)
@@ -23,28 +25,42 @@ const char *default_cache(void)
 	return "/var/cache/backport-gate";
 }
 
-/* The suite and its config live in the repository the binary was built in. */
-char *repository_top(void)
+#ifndef BG_LIBDIR
+#define BG_LIBDIR "/usr/local/lib/backport-gate"
+#endif
+
+char *suite_top(void)
 {
 	char exe[PATH_MAX];
 	ssize_t n;
 
-	if (getenv("BG_TOP"))
-		return strdup(getenv("BG_TOP"));
+	if (getenv("BG_TOP") && getenv("BG_TOP")[0])
+		return xstrdup(getenv("BG_TOP"));
+	if (getenv("BG_LIBDIR") && getenv("BG_LIBDIR")[0])
+		return xstrdup(getenv("BG_LIBDIR"));
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
-		return strdup(".");
+		return xstrdup(BG_LIBDIR);
 	exe[n] = '\0';
 	/* <top>/build/backport-gate, <top>/build/asan/backport-gate, ... */
 	for (int up = 0; up < 4; up++) {
 		char probe[PATH_MAX + 64];
 
 		dirname(exe);
-		snprintf(probe, sizeof(probe), "%s/kernel-tests/config/shebang.config", exe);
+		snprintf(probe, sizeof(probe), "%s/" SUITE_SOURCE_FRAGMENT, exe);
 		if (access(probe, R_OK) == 0)
-			return strdup(exe);
+			return xstrdup(exe);
 	}
-	return strdup(".");
+	return xstrdup(BG_LIBDIR);
+}
+
+bool suite_top_is_source(const char *top)
+{
+	char *probe = xasprintf("%s/" SUITE_SOURCE_FRAGMENT, top);
+	bool source = access(probe, R_OK) == 0;
+
+	free(probe);
+	return source;
 }
 
 char *default_series_dir(void)
@@ -57,8 +73,7 @@ char *default_series_dir(void)
 	base = base ? base + 1 : tarball;
 	if (strncmp(base, "linux-source-", 13) == 0)
 		base += 13;
-	if (asprintf(&out, "queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
-								   : (long)strlen(base)), base) < 0)
-		abort();
+	out = xasprintf("queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
+								   : (long)strlen(base)), base);
 	return out;
 }

@@ -53,10 +53,8 @@ static int write_blob(struct export_walk *w, const char *path, const git_tree_en
 	content = git_blob_rawcontent(blob);
 	len = (size_t)git_blob_rawsize(blob);
 	if (mode == GIT_FILEMODE_LINK) {
-		char *target = strndup(content, len);
+		char *target = xstrndup(content, len);
 
-		if (!target)
-			abort();
 
 		if (symlink(target, path) < 0)
 			r = -errno;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/sql.h"
+#include "basic/xalloc.h"
 #include "parse/ktap.h"
 #include "pipeline/gate.h"
 #include "pipeline/judge.h"
@@ -22,16 +24,10 @@ struct apply_memo {
 	char *file;		/* the file that did not apply; NULL when none is named */
 };
 
-/* A sorted set of tree-relative paths: what one build read. */
-struct file_set {
-	char **files;
-	size_t n;
-};
-
 /* The inputs of a built tree, once read from the build or the record. */
 struct inputs_memo {
 	char tree[GIT_OID_HEXSZ + 1];
-	struct file_set set;
+	struct strlist set;	/* sorted tree-relative paths: what the build read */
 };
 
 /* An evaluated tree, kept for the judge (it holds pointers to these). */
@@ -69,16 +65,12 @@ static double now_seconds(void)
 
 static struct judge_eval *eval_new(struct gate_ctx *ctx)
 {
-	struct judge_eval *e = calloc(1, sizeof(*e));
+	struct judge_eval *e = xcalloc(1, sizeof(*e));
 
-	if (!e)
-		abort();
 	strbuf_init(&e->apply_message, 0);
 	strbuf_init(&e->build_error, 0);
 	strbuf_init(&e->boot_evidence, 0);
-	ctx->all_evals = realloc(ctx->all_evals, (ctx->n_all + 1) * sizeof(*ctx->all_evals));
-	if (!ctx->all_evals)
-		abort();
+	ctx->all_evals = xrealloc(ctx->all_evals, (ctx->n_all + 1) * sizeof(*ctx->all_evals));
 	ctx->all_evals[ctx->n_all++] = e;
 	return e;
 }
@@ -109,13 +101,10 @@ static int apply_one(struct gate_ctx *ctx, const git_oid *parent, size_t index,
 		}
 	memset(&outcome, 0, sizeof(outcome));
 	strbuf_init(&outcome.message, 0);
-	if (asprintf(&message, "%s\n\nqueue %s, patch %zu: %s\n",
+	message = xasprintf("%s\n\nqueue %s, patch %zu: %s\n",
 		     p->header.subject ? p->header.subject : p->name, ctx->snap->queue, index + 1,
-		     p->name) < 0)
-		abort();
-	ctx->applies = realloc(ctx->applies, (ctx->n_applies + 1) * sizeof(*ctx->applies));
-	if (!ctx->applies)
-		abort();
+		     p->name);
+	ctx->applies = xrealloc(ctx->applies, (ctx->n_applies + 1) * sizeof(*ctx->applies));
 	m = &ctx->applies[ctx->n_applies];
 	memset(m, 0, sizeof(*m));
 	git_oid_cpy(&m->parent, parent);
@@ -128,8 +117,8 @@ static int apply_one(struct gate_ctx *ctx, const git_oid *parent, size_t index,
 	}
 	if (outcome.status == APPLY_FAILED) {
 		m->failed = true;
-		m->message = strdup(outcome.message.buf);
-		m->file = outcome.file ? strdup(outcome.file) : NULL;
+		m->message = xstrdup(outcome.message.buf);
+		m->file = outcome.file ? xstrdup(outcome.file) : NULL;
 	}
 	ctx->n_applies++;
 	*ret = m;
@@ -150,60 +139,19 @@ static struct judge_eval *memo_find(struct gate_ctx *ctx, const char *tree)
 
 static void memo_put(struct gate_ctx *ctx, const char *tree, struct judge_eval *e)
 {
-	ctx->evals = realloc(ctx->evals, (ctx->n_evals + 1) * sizeof(*ctx->evals));
-	if (!ctx->evals)
-		abort();
+	ctx->evals = xrealloc(ctx->evals, (ctx->n_evals + 1) * sizeof(*ctx->evals));
 	snprintf(ctx->evals[ctx->n_evals].tree, sizeof(ctx->evals[0].tree), "%s", tree);
 	ctx->evals[ctx->n_evals].eval = e;
 	ctx->n_evals++;
 }
 
-static void file_set_release(struct file_set *set)
-{
-	for (size_t i = 0; i < set->n; i++)
-		free(set->files[i]);
-	free(set->files);
-	set->files = NULL;
-	set->n = 0;
-}
-
-/* @text: sorted paths, one per line (the form the record keeps). */
-static void file_set_parse(const char *text, struct file_set *set)
-{
-	size_t alloc = 0;
-
-	set->files = NULL;
-	set->n = 0;
-	for (const char *p = text; *p;) {
-		const char *end = strchrnul(p, '\n');
-
-		if (end > p) {
-			if (set->n == alloc) {
-				alloc = alloc ? alloc * 2 : 1024;
-				set->files = realloc(set->files, alloc * sizeof(*set->files));
-				if (!set->files)
-					abort();
-			}
-			set->files[set->n] = strndup(p, (size_t)(end - p));
-			if (!set->files[set->n])
-				abort();
-			set->n++;
-		}
-		p = *end ? end + 1 : end;
-	}
-}
-
-static struct file_set *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
-					struct file_set *set)
+static struct strlist *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
+					struct strlist *set)
 {
 	struct inputs_memo *m;
 
-	ctx->inputs = realloc(ctx->inputs, (ctx->n_inputs + 1) * sizeof(*ctx->inputs));
-	if (!ctx->inputs)
-		abort();
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		abort();
+	ctx->inputs = xrealloc(ctx->inputs, (ctx->n_inputs + 1) * sizeof(*ctx->inputs));
+	m = xcalloc(1, sizeof(*m));
 	ctx->inputs[ctx->n_inputs++] = m;
 	snprintf(m->tree, sizeof(m->tree), "%s", tree);
 	m->set = *set;
@@ -213,18 +161,18 @@ static struct file_set *inputs_memo_put(struct gate_ctx *ctx, const char *tree,
 /* Read what the build in the build directory (of @key) read, and record it. */
 static int record_inputs(struct gate_ctx *ctx, const struct tree_key *key, struct strbuf *err)
 {
-	struct file_set set = { 0 };
+	struct strlist set = STRLIST_INIT;
 	struct strbuf text = STRBUF_INIT;
-	int r = kernel_used_files(ctx->env, &set.files, &set.n);
+	int r = kernel_used_files(ctx->env, &set);
 
 	if (r < 0 || set.n == 0) {
-		file_set_release(&set);
+		strlist_release(&set);
 		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
 			    ctx->env->build);
 		return r < 0 ? r : -ENOENT;
 	}
 	for (size_t i = 0; i < set.n; i++)
-		strbuf_addf(&text, "%s\n", set.files[i]);
+		strbuf_addf(&text, "%s\n", set.items[i]);
 	inputs_memo_put(ctx, key->tree, &set);
 	r = db_build_inputs_put(ctx->db, key, text.buf);
 	strbuf_release(&text);
@@ -233,10 +181,10 @@ static int record_inputs(struct gate_ctx *ctx, const struct tree_key *key, struc
 
 /* The inputs of the built tree @key, or NULL when they are not known. */
 static int tree_inputs(struct gate_ctx *ctx, const struct tree_key *key,
-		       const struct file_set **ret, struct strbuf *err)
+		       const struct strlist **ret, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
-	struct file_set set;
+	struct strlist set = STRLIST_INIT;
 	bool found;
 	int r;
 
@@ -252,7 +200,8 @@ static int tree_inputs(struct gate_ctx *ctx, const struct tree_key *key,
 		return db_error(ctx->db, "reading a build's inputs", err);
 	}
 	if (found) {
-		file_set_parse(text.buf, &set);
+		/* sorted paths, one per line: the form the record keeps */
+		strlist_split_lines(&set, text.buf);
 		*ret = inputs_memo_put(ctx, key->tree, &set);
 	}
 	strbuf_release(&text);
@@ -274,7 +223,7 @@ static int ensure_built(struct gate_ctx *ctx, const git_oid *commit, const char 
 		return -EINVAL;
 	}
 	if (slots_select_built(&ctx->slots, &tree_id)) {
-		const struct file_set *known;
+		const struct strlist *known;
 
 		/* built before, perhaps by another run or kernel-tests/run */
 		*ret_ok = true;
@@ -432,14 +381,14 @@ static int sequence_tree(struct gate_ctx *ctx, const size_t *subset, size_t n, g
 static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 		    const struct judge_eval **ret, struct strbuf *err);
 
-static bool patch_reads_none(const struct queue_patch *p, const struct file_set *inputs)
+static bool patch_reads_none(const struct queue_patch *p, const struct strlist *inputs)
 {
 	for (size_t f = 0; f < p->parsed.n_files; f++) {
 		const struct patch_file *pf = &p->parsed.files[f];
 
-		if (pf->old_path && kernel_path_exercised(inputs->files, inputs->n, pf->old_path))
+		if (pf->old_path && kernel_path_exercised(inputs, pf->old_path))
 			return false;
-		if (pf->new_path && kernel_path_exercised(inputs->files, inputs->n, pf->new_path))
+		if (pf->new_path && kernel_path_exercised(inputs, pf->new_path))
 			return false;
 	}
 	return true;
@@ -459,7 +408,7 @@ static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size
 	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *failed;
 	const struct judge_eval *e;
-	const struct file_set *inputs;
+	const struct strlist *inputs;
 	struct tree_key key;
 	git_oid commit, tree_id;
 	size_t m = n;
@@ -574,13 +523,11 @@ static int kept_sequence(struct gate_ctx *ctx, const struct judge_result *result
 			 char commit_hex[GIT_OID_HEXSZ + 1], char tree_hex[GIT_OID_HEXSZ + 1],
 			 struct strbuf *err)
 {
-	size_t *kept = calloc(ctx->snap->n ? ctx->snap->n : 1, sizeof(*kept)), n = 0;
+	size_t *kept = xcalloc(ctx->snap->n, sizeof(*kept)), n = 0;
 	struct judge_eval *failed;
 	git_oid commit;
 	int r;
 
-	if (!kept)
-		abort();
 	for (size_t i = 0; i < ctx->snap->n; i++)
 		if (!ctx->jp[i].unusable && result->verdicts[i].status != PATCH_DROP)
 			kept[n++] = i;
@@ -607,12 +554,12 @@ static const char *apply_status_name(enum apply_status s)
 	return "failed";
 }
 
-static json_t *names_json(const struct name_list *list)
+static json_t *names_json(const struct strlist *list)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < list->n; i++)
-		json_array_append_new(a, json_string(list->names[i]));
+		json_array_append_new(a, json_string(list->items[i]));
 	return a;
 }
 
@@ -624,8 +571,7 @@ static char *base_release(const struct kernel_env *env)
 	const char *keys[] = { "VERSION = ", "PATCHLEVEL = ", "SUBLEVEL = " };
 	char parts[3][16] = { "", "", "" };
 
-	if (asprintf(&path, "%s/Makefile", env->src) < 0)
-		abort();
+	path = xasprintf("%s/Makefile", env->src);
 	strbuf_read_file(&mk, path);
 	for (int k = 0; k < 3; k++) {
 		char *at = strstr(mk.buf, keys[k]);
@@ -634,14 +580,12 @@ static char *base_release(const struct kernel_env *env)
 			sscanf(at + strlen(keys[k]), "%15[0-9]", parts[k]);
 	}
 	if (parts[0][0] && parts[1][0])
-		out = parts[2][0] ? (asprintf(&out, "%s.%s.%s", parts[0], parts[1], parts[2]) < 0 ? NULL : out)
-				  : (asprintf(&out, "%s.%s", parts[0], parts[1]) < 0 ? NULL : out);
+		out = parts[2][0] ? xasprintf("%s.%s.%s", parts[0], parts[1], parts[2])
+				  : xasprintf("%s.%s", parts[0], parts[1]);
 	else
-		out = strdup(env->version);
+		out = xstrdup(env->version);
 	free(path);
 	strbuf_release(&mk);
-	if (!out)
-		abort();
 	return out;
 }
 
@@ -720,33 +664,6 @@ out:
 	return r;
 }
 
-static int exec_bind(sqlite3 *db, const char *sql, const char *fmt, ...)
-{
-	sqlite3_stmt *st;
-	va_list ap;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	va_start(ap, fmt);
-	for (int i = 0; fmt[i]; i++) {
-		if (fmt[i] == 'i') {
-			sqlite3_bind_int64(st, i + 1, va_arg(ap, sqlite3_int64));
-		} else if (fmt[i] == 'd') {
-			sqlite3_bind_double(st, i + 1, va_arg(ap, double));
-		} else {
-			const char *s = va_arg(ap, const char *);
-
-			if (s)
-				sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT);
-		}
-	}
-	va_end(ap);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
-}
-
 /* Everything a verdict writes: one transaction, or nothing. */
 struct run_record {
 	sqlite3_int64 run_id;
@@ -771,13 +688,13 @@ static int record_rows(sqlite3 *db, const struct run_record *rec)
 		char *chg = json_dumps(json_object_get(o, "changes"), JSON_COMPACT);
 		int r;
 
-		r = exec_bind(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, "
+		r = sql_exec(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, "
 			      "offset_lines, message) VALUES (?, ?, ?, ?, ?)", "iisis", rec->run_id,
 			      rec->patch_ids[i],
 			      p->error ? "refused" : apply_status_name(rec->outcomes[i].status),
 			      (sqlite3_int64)rec->outcomes[i].offset, rec->outcomes[i].message.buf);
 		if (r == 0)
-			r = exec_bind(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
+			r = sql_exec(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
 				      "regressions, changes, evidence, steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 				      "iissssss", rec->run_id, rec->patch_ids[i], patch_status_name(v->status),
 				      v->status == PATCH_DROP ? drop_reason_name(v->reason) : NULL, regs, chg,
@@ -801,7 +718,7 @@ static int record_verdict(sqlite3 *db, const struct run_record *rec, struct strb
 	if (r == 0)
 		r = record_rows(db, rec);
 	if (r == 0)
-		r = exec_bind(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
+		r = sql_exec(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
 			      "boots = ?, evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
 			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
 			      "ssiiidssi", rec->verdict, text, (sqlite3_int64)rec->builds,
@@ -822,9 +739,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	     json_t **ret_report, struct strbuf *err)
 {
 	struct gate_ctx ctx = { .env = env, .tree = tree, .db = db, .snap = snap };
-	struct judge_patch *jp = calloc(snap->n ? snap->n : 1, sizeof(*jp));
-	struct apply_outcome *outcomes = calloc(snap->n ? snap->n : 1, sizeof(*outcomes));
-	sqlite3_int64 *patch_ids = calloc(snap->n ? snap->n : 1, sizeof(*patch_ids));
+	struct judge_patch *jp = xcalloc(snap->n, sizeof(*jp));
+	struct apply_outcome *outcomes = xcalloc(snap->n, sizeof(*outcomes));
+	sqlite3_int64 *patch_ids = xcalloc(snap->n, sizeof(*patch_ids));
 	struct judge_options jopts = { .drop_on_quirk = opts->drop_on_quirk };
 	struct judge_oracle oracle = { evaluate, &ctx };
 	struct judge_result result;
@@ -835,18 +752,16 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	sqlite3_int64 snapshot_id = 0, run_id = 0;
 	json_t *report = NULL, *patches_json, *drop_json;
 	git_oid head = tree->base;
-	const struct file_set *used;
+	const struct strlist *used;
 	char *release = base_release(env);
 	double start = now_seconds();
 	bool any_drop = false;
 	int r;
 
-	if (!jp || !outcomes || !patch_ids)
-		abort();
 	judge_result_init(&result, snap->n);
 	*ret_report = NULL;
 	if (record_snapshot(db, snap, &snapshot_id, patch_ids) < 0 ||
-	    exec_bind(db, "INSERT INTO run (snapshot_id, base, suite, verdict) VALUES (?, ?, ?, 'running')",
+	    sql_exec(db, "INSERT INTO run (snapshot_id, base, suite, verdict) VALUES (?, ?, ?, 'running')",
 		      "iss", snapshot_id, release, env->suite_version) < 0) {
 		r = db_error(db, "recording the snapshot", err);
 		goto out;
@@ -1024,7 +939,7 @@ out:
 		json_object_set_new(report, "patches", json_array());
 		json_object_set_new(report, "drop", json_array());
 		text = json_dumps(report, JSON_COMPACT);
-		if (exec_bind(db, "UPDATE run SET verdict = 'error', error = ?, report = ?, builds = ?, "
+		if (sql_exec(db, "UPDATE run SET verdict = 'error', error = ?, report = ?, builds = ?, "
 			      "boots = ?, evaluations = ?, seconds = ?, "
 			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
 			      "ssiiidi", err->buf, text, (sqlite3_int64)ctx.builds, (sqlite3_int64)ctx.boots,
@@ -1037,7 +952,7 @@ out:
 	for (size_t i = 0; i < snap->n; i++)
 		apply_outcome_release(&outcomes[i]);
 	for (size_t i = 0; i < ctx.n_inputs; i++) {
-		file_set_release(&ctx.inputs[i]->set);
+		strlist_release(&ctx.inputs[i]->set);
 		free(ctx.inputs[i]);
 	}
 	free(ctx.inputs);

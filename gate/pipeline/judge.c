@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "basic/xalloc.h"
 #include "pipeline/judge.h"
 
 const char *patch_status_name(enum patch_status status)
@@ -30,42 +31,10 @@ const char *drop_reason_name(enum drop_reason reason)
 	return NULL;
 }
 
-void name_list_add(struct name_list *list, const char *name)
-{
-	if (name_list_has(list, name))
-		return;
-	list->names = realloc(list->names, (list->n + 1) * sizeof(*list->names));
-	if (!list->names)
-		abort();
-	list->names[list->n] = strdup(name);
-	if (!list->names[list->n])
-		abort();
-	list->n++;
-}
-
-bool name_list_has(const struct name_list *list, const char *name)
-{
-	for (size_t i = 0; i < list->n; i++)
-		if (strcmp(list->names[i], name) == 0)
-			return true;
-	return false;
-}
-
-void name_list_release(struct name_list *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->names[i]);
-	free(list->names);
-	list->names = NULL;
-	list->n = 0;
-}
-
 void judge_result_init(struct judge_result *result, size_t n)
 {
 	memset(result, 0, sizeof(*result));
-	result->verdicts = calloc(n ? n : 1, sizeof(*result->verdicts));
-	if (!result->verdicts)
-		abort();
+	result->verdicts = xcalloc(n ? n : 1, sizeof(*result->verdicts));
 	result->n = n;
 	for (size_t i = 0; i < n; i++) {
 		strbuf_init(&result->verdicts[i].evidence, 0);
@@ -76,14 +45,14 @@ void judge_result_init(struct judge_result *result, size_t n)
 void judge_result_release(struct judge_result *result)
 {
 	for (size_t i = 0; i < result->n; i++) {
-		name_list_release(&result->verdicts[i].regressions);
-		name_list_release(&result->verdicts[i].changes);
+		strlist_release(&result->verdicts[i].regressions);
+		strlist_release(&result->verdicts[i].changes);
 		strbuf_release(&result->verdicts[i].evidence);
 		strbuf_release(&result->verdicts[i].steps);
 	}
 	free(result->verdicts);
-	name_list_release(&result->base_failing);
-	name_list_release(&result->flaky);
+	strlist_release(&result->base_failing);
+	strlist_release(&result->flaky);
 	memset(result, 0, sizeof(*result));
 }
 
@@ -101,7 +70,7 @@ struct rerun_memo {
 	struct badness_memo {
 		enum drop_reason reason;
 		const struct judge_eval *eval;
-		struct name_list cases;
+		struct strlist cases;
 	} outcome;
 };
 
@@ -122,7 +91,7 @@ struct judge {
 struct badness {
 	enum drop_reason reason;
 	size_t apply_culprit;
-	struct name_list cases;
+	struct strlist cases;
 	const struct judge_eval *eval;
 };
 
@@ -131,7 +100,7 @@ static bool case_counts(const struct judge *j, const struct case_result *base_ca
 {
 	if (base_case->status != CASE_PASS)
 		return false;	/* failing on base: reported, never blamed */
-	if (name_list_has(&j->result->flaky, base_case->name))
+	if (strlist_has(&j->result->flaky, base_case->name))
 		return false;
 	if (!cand)
 		return true;	/* the case vanished from the output */
@@ -141,13 +110,13 @@ static bool case_counts(const struct judge *j, const struct case_result *base_ca
 }
 
 static void regressed_cases(const struct judge *j, const struct judge_eval *e,
-			    struct name_list *out)
+			    struct strlist *out)
 {
 	for (size_t i = 0; i < j->base->ktap.n_cases; i++) {
 		const struct case_result *b = &j->base->ktap.cases[i];
 
 		if (case_counts(j, b, ktap_find(&e->ktap, b->name)))
-			name_list_add(out, b->name);
+			strlist_add_unique(out, b->name);
 	}
 }
 
@@ -203,16 +172,14 @@ static void remember_rerun(struct judge *j, const struct judge_eval *e, const st
 {
 	struct rerun_memo *m;
 
-	j->reruns = realloc(j->reruns, (j->n_reruns + 1) * sizeof(*j->reruns));
-	if (!j->reruns)
-		abort();
+	j->reruns = xrealloc(j->reruns, (j->n_reruns + 1) * sizeof(*j->reruns));
 	m = &j->reruns[j->n_reruns++];
 	memset(m, 0, sizeof(*m));
 	m->eval = e;
 	m->outcome.reason = b->reason;
 	m->outcome.eval = b->eval;
 	for (size_t i = 0; i < b->cases.n; i++)
-		name_list_add(&m->outcome.cases, b->cases.names[i]);
+		strlist_add_unique(&m->outcome.cases, b->cases.items[i]);
 }
 
 /*
@@ -228,7 +195,7 @@ static int classify(struct judge *j, const size_t *subset, size_t n, bool rechec
 		    struct badness *ret)
 {
 	const struct judge_eval *e, *again;
-	struct name_list confirmed = { 0 };
+	struct strlist confirmed = { 0 };
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -258,12 +225,12 @@ static int classify(struct judge *j, const size_t *subset, size_t n, bool rechec
 
 		if (j->reruns[i].eval != e)
 			continue;
-		name_list_release(&ret->cases);
+		strlist_release(&ret->cases);
 		ret->reason = m->reason;
 		ret->eval = m->eval;
 		for (size_t k = 0; k < m->cases.n; k++)
-			if (!name_list_has(&j->result->flaky, m->cases.names[k]))
-				name_list_add(&ret->cases, m->cases.names[k]);
+			if (!strlist_has(&j->result->flaky, m->cases.items[k]))
+				strlist_add_unique(&ret->cases, m->cases.items[k]);
 		if (ret->reason == REASON_REGRESSION && !ret->cases.n)
 			ret->reason = REASON_NONE;
 		return 0;
@@ -274,26 +241,26 @@ static int classify(struct judge *j, const size_t *subset, size_t n, bool rechec
 	}
 	r = oracle_evaluate(j, subset, n, true, &again);
 	if (r < 0) {
-		name_list_release(&ret->cases);
+		strlist_release(&ret->cases);
 		return r;
 	}
 	j->result->reruns++;
 	if (again->build_failed || again->boot_failed) {
 		ret->reason = again->build_failed ? REASON_BUILD : REASON_BOOT;
 		ret->eval = again;
-		name_list_release(&ret->cases);
+		strlist_release(&ret->cases);
 		remember_rerun(j, e, ret);
 		return 0;
 	}
 	for (size_t i = 0; i < ret->cases.n; i++) {
-		const struct case_result *b = ktap_find(&j->base->ktap, ret->cases.names[i]);
+		const struct case_result *b = ktap_find(&j->base->ktap, ret->cases.items[i]);
 
 		if (case_counts(j, b, ktap_find(&again->ktap, b->name)))
-			name_list_add(&confirmed, b->name);
+			strlist_add_unique(&confirmed, b->name);
 		else
-			name_list_add(&j->result->flaky, b->name);
+			strlist_add_unique(&j->result->flaky, b->name);
 	}
-	name_list_release(&ret->cases);
+	strlist_release(&ret->cases);
 	ret->cases = confirmed;
 	if (ret->cases.n)
 		ret->reason = REASON_REGRESSION;
@@ -310,7 +277,7 @@ static void step_line(struct judge *j, struct strbuf *steps, const size_t *subse
 	else if (b->reason == REASON_REGRESSION) {
 		strbuf_addf(steps, ": regression in");
 		for (size_t i = 0; i < b->cases.n; i++)
-			strbuf_addf(steps, " %s", b->cases.names[i]);
+			strbuf_addf(steps, " %s", b->cases.items[i]);
 		strbuf_addch(steps, '\n');
 	} else {
 		strbuf_addf(steps, ": %s failure\n", drop_reason_name(b->reason));
@@ -319,13 +286,13 @@ static void step_line(struct judge *j, struct strbuf *steps, const size_t *subse
 
 /* Base outcome vs candidate outcome, one line per case. */
 static void case_evidence(struct judge *j, const struct judge_eval *e,
-			  const struct name_list *cases, struct strbuf *out)
+			  const struct strlist *cases, struct strbuf *out)
 {
 	for (size_t i = 0; i < cases->n; i++) {
-		const struct case_result *b = ktap_find(&j->base->ktap, cases->names[i]);
-		const struct case_result *c = ktap_find(&e->ktap, cases->names[i]);
+		const struct case_result *b = ktap_find(&j->base->ktap, cases->items[i]);
+		const struct case_result *c = ktap_find(&e->ktap, cases->items[i]);
 
-		strbuf_addf(out, "%s: base %s; with the patch %s", cases->names[i],
+		strbuf_addf(out, "%s: base %s; with the patch %s", cases->items[i],
 			    b ? case_status_name(b->status) : "missing",
 			    c ? case_status_name(c->status) : "missing");
 		if (c && c->diagnostic[0])
@@ -438,7 +405,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 		describe_seq(j, set, n, &steps);
 		strbuf_addf(&steps, ": not built, taken as bad (still unexplained:");
 		for (size_t i = 0; i < whole->cases.n; i++)
-			strbuf_addf(&steps, " %s", whole->cases.names[i]);
+			strbuf_addf(&steps, " %s", whole->cases.items[i]);
 		strbuf_addf(&steps, ")\n");
 	}
 	while (hi - lo > 1) {
@@ -451,14 +418,14 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 		if (mid_b.reason == REASON_APPLY) {
 			/* a patch that needs a dropped one to apply */
 			r = pin_culprit(j, set, mid, lo, &mid_b, ret_clean_len);
-			name_list_release(&mid_b.cases);
+			strlist_release(&mid_b.cases);
 			goto out;
 		}
 		if (mid_b.reason != REASON_NONE)
 			hi = mid;
 		else
 			lo = mid;
-		name_list_release(&mid_b.cases);
+		strlist_release(&mid_b.cases);
 	}
 	culprit = set[hi - 1];
 	r = classify(j, set, hi, true, &culprit_b);
@@ -472,7 +439,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 	if (culprit_b.reason == REASON_NONE) {
 		/* bad as a whole, clean at every prefix: only flaky cases were involved,
 		 * or the whole was only taken as bad and is clean */
-		name_list_release(&culprit_b.cases);
+		strlist_release(&culprit_b.cases);
 		goto out;
 	}
 	drop(j, culprit, culprit_b.reason);
@@ -491,7 +458,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 			break;
 		case REASON_REGRESSION:
 			for (size_t i = 0; i < culprit_b.cases.n; i++)
-				name_list_add(&v->regressions, culprit_b.cases.names[i]);
+				strlist_add_unique(&v->regressions, culprit_b.cases.items[i]);
 			case_evidence(j, culprit_b.eval, &culprit_b.cases, &v->evidence);
 			break;
 		default:
@@ -504,7 +471,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 			strbuf_addch(&v->steps, '\n');
 		}
 	}
-	name_list_release(&culprit_b.cases);
+	strlist_release(&culprit_b.cases);
 out:
 	strbuf_release(&steps);
 	return r;
@@ -529,7 +496,7 @@ out:
 static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool *ret_clean)
 {
 	size_t clean_len = 0, clean_before = 0;
-	struct name_list unexplained = { 0 };
+	struct strlist unexplained = { 0 };
 	int r = 0;
 
 	for (size_t round = 0; round <= j->n + 1; round++) {
@@ -558,7 +525,7 @@ static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool 
 			before += is_dropped(j, i);
 		r = pin_culprit(j, set, n, clean_len, &whole, &clean_len);
 		if (r < 0) {
-			name_list_release(&whole.cases);
+			strlist_release(&whole.cases);
 			goto out;
 		}
 		/* the clean prefix ends in front of the culprit: set[clean_len] */
@@ -569,19 +536,19 @@ static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool 
 		if (after == before + 1 && whole.eval && whole.reason == REASON_REGRESSION &&
 		    j->result->verdicts[set[clean_len]].status == PATCH_DROP &&
 		    j->result->verdicts[set[clean_len]].reason == REASON_REGRESSION) {
-			const struct name_list *convicted = &j->result->verdicts[set[clean_len]].regressions;
+			const struct strlist *convicted = &j->result->verdicts[set[clean_len]].regressions;
 
 			for (size_t i = 0; i < whole.cases.n; i++)
-				if (!name_list_has(convicted, whole.cases.names[i]) &&
-				    !name_list_has(&j->result->flaky, whole.cases.names[i]))
-					name_list_add(&unexplained, whole.cases.names[i]);
+				if (!strlist_has(convicted, whole.cases.items[i]) &&
+				    !strlist_has(&j->result->flaky, whole.cases.items[i]))
+					strlist_add_unique(&unexplained, whole.cases.items[i]);
 		}
-		name_list_release(&whole.cases);
+		strlist_release(&whole.cases);
 		/* after == before: every candidate was clean on its own (flaky), nothing to blame */
 	}
 	*ret_clean = false;
 out:
-	name_list_release(&unexplained);
+	strlist_release(&unexplained);
 	return r;
 }
 
@@ -617,13 +584,13 @@ static int pin_changes(struct judge *j, const size_t *set, size_t n)
 		}
 		{
 			struct patch_verdict *v = &j->result->verdicts[set[hi - 1]];
-			struct name_list one = { 0 };
+			struct strlist one = { 0 };
 
-			name_list_add(&v->changes, b->name);
-			name_list_add(&one, b->name);
+			strlist_add_unique(&v->changes, b->name);
+			strlist_add_unique(&one, b->name);
 			strbuf_addf(&v->evidence, "behaviour change (quirk): ");
 			case_evidence(j, e, &one, &v->evidence);
-			name_list_release(&one);
+			strlist_release(&one);
 		}
 	}
 	return 0;
@@ -636,13 +603,11 @@ int judge_run(const struct judge_patch *patches, size_t n, const struct judge_op
 		.patches = patches, .n = n, .opts = opts, .oracle = oracle,
 		.result = result, .err = err,
 	};
-	size_t *set = calloc(n ? n : 1, sizeof(*set)), m;
+	size_t *set = xcalloc(n, sizeof(*set)), m;
 	bool clean = false;
 	int r;
 
-	j.seq = calloc(n ? n : 1, sizeof(*j.seq));
-	if (!set || !j.seq)
-		abort();
+	j.seq = xcalloc(n, sizeof(*j.seq));
 	for (size_t i = 0; i < n; i++)
 		if (!patches[i].unusable && !patches[i].exercised)
 			result->verdicts[i].status = PATCH_NOT_EXERCISED;
@@ -659,7 +624,7 @@ int judge_run(const struct judge_patch *patches, size_t n, const struct judge_op
 	}
 	for (size_t i = 0; i < j.base->ktap.n_cases; i++)
 		if (j.base->ktap.cases[i].status != CASE_PASS)
-			name_list_add(&result->base_failing, j.base->ktap.cases[i].name);
+			strlist_add_unique(&result->base_failing, j.base->ktap.cases[i].name);
 
 	/* Suspects first: only the patches the test kernel compiles. */
 	r = drop_until_clean(&j, false, set, &clean);
@@ -684,7 +649,7 @@ int judge_run(const struct judge_patch *patches, size_t n, const struct judge_op
 		goto out;
 out:
 	for (size_t i = 0; i < j.n_reruns; i++)
-		name_list_release(&j.reruns[i].outcome.cases);
+		strlist_release(&j.reruns[i].outcome.cases);
 	free(j.reruns);
 	free(j.seq);
 	free(set);

@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "basic/strbuf.h"
+#include "basic/strlist.h"
 #include "parse/ktap.h"
 
 /* One patch as the judge sees it. */
@@ -75,16 +76,11 @@ enum drop_reason {
 	REASON_DEPENDENCY,
 };
 
-struct name_list {
-	char **names;
-	size_t n;
-};
-
 struct patch_verdict {
 	enum patch_status status;
 	enum drop_reason reason;
-	struct name_list regressions;	/* contract cases this patch broke */
-	struct name_list changes;	/* quirk cases whose behaviour it changed */
+	struct strlist regressions;	/* contract cases this patch broke */
+	struct strlist changes;	/* quirk cases whose behaviour it changed */
 	struct strbuf evidence;		/* for a person: what was seen, base vs candidate */
 	struct strbuf steps;		/* the evaluations that pinned it */
 };
@@ -96,8 +92,8 @@ struct judge_options {
 struct judge_result {
 	struct patch_verdict *verdicts;	/* one per patch, queue order */
 	size_t n;
-	struct name_list base_failing;	/* cases failing on base: never blamed */
-	struct name_list flaky;		/* regressions a fresh boot did not reproduce */
+	struct strlist base_failing;	/* cases failing on base: never blamed */
+	struct strlist flaky;		/* regressions a fresh boot did not reproduce */
 	unsigned evaluations;		/* oracle calls that were not reruns */
 	unsigned reruns;
 	bool confirmed;			/* the set minus drops came out clean */
@@ -115,9 +111,5 @@ void judge_result_release(struct judge_result *result);
 
 const char *patch_status_name(enum patch_status status);
 const char *drop_reason_name(enum drop_reason reason);	/* NULL for REASON_NONE */
-
-void name_list_add(struct name_list *list, const char *name);
-bool name_list_has(const struct name_list *list, const char *name);
-void name_list_release(struct name_list *list);
 
 #endif

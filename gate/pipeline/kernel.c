@@ -18,6 +18,7 @@
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
+#include "pipeline/defaults.h"
 #include "pipeline/kernel.h"
 
 #define CONSOLE_CAP (1024 * 1024)
@@ -102,13 +103,14 @@ static int take_lock(struct kernel_env *env, struct strbuf *err)
 	return 0;
 }
 
+static int suite_version(struct kernel_env *env, struct strbuf *err);
+
 static int build_suite(struct kernel_env *env, struct strbuf *err)
 {
 	const char *argv[] = { "make", "-s", "-C", env->top, "suite", NULL };
 	struct child c = { .argv = argv, .timeout_sec = 300 };
 	struct strbuf out = STRBUF_INIT;
 	struct child_result res;
-	char h1[SHA256_HEX_LEN + 1], h2[SHA256_HEX_LEN + 1], both[2 * SHA256_HEX_LEN + 1];
 	int r;
 
 	strbuf_init(&out, 64 * 1024);
@@ -124,6 +126,14 @@ static int build_suite(struct kernel_env *env, struct strbuf *err)
 		return r < 0 ? r : -EIO;
 	}
 	strbuf_release(&out);
+	return suite_version(env, err);
+}
+
+/* The suite's version: a hash of its two binaries. */
+static int suite_version(struct kernel_env *env, struct strbuf *err)
+{
+	char h1[SHA256_HEX_LEN + 1], h2[SHA256_HEX_LEN + 1], both[2 * SHA256_HEX_LEN + 1];
+
 	if (sha256_file_hex(env->suite_init, h1) < 0 || sha256_file_hex(env->suite_probe, h2) < 0) {
 		strbuf_addf(err, "suite: %s or %s missing after the build", env->suite_init,
 			    env->suite_probe);
@@ -169,9 +179,18 @@ int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 	env->src = xasprintf("%s/src", env->dir);
 	env->build = xasprintf("%s/build", env->dir);
 	env->work = xasprintf("%s/gate", env->dir);
-	env->fragment = xasprintf("%s/kernel-tests/config/shebang.config", top);
-	env->suite_init = xasprintf("%s/build/shebang-init", top);
-	env->suite_probe = xasprintf("%s/build/shebang-probe", top);
+	env->installed = !suite_top_is_source(top);
+	if (env->installed) {
+		env->fragment = xasprintf("%s/config/shebang.config", top);
+		env->suite_init = xasprintf("%s/shebang-init", top);
+		env->suite_probe = xasprintf("%s/shebang-probe", top);
+		env->cc = xasprintf("%s/ccache-cc", top);
+	} else {
+		env->fragment = xasprintf("%s/" SUITE_SOURCE_FRAGMENT, top);
+		env->suite_init = xasprintf("%s/build/shebang-init", top);
+		env->suite_probe = xasprintf("%s/build/shebang-probe", top);
+		env->cc = xasprintf("%s/kernel-tests/ccache-cc", top);
+	}
 	for (const char *d[] = { cache, env->dir, env->build, env->work, NULL }, **p = d; *p; p++) {
 		if (mkdir(*p, 0755) < 0 && errno != EEXIST) {
 			strbuf_addf(err, "cache: cannot create %s: %s", *p, strerror(errno));
@@ -190,7 +209,8 @@ int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 	r = take_lock(env, err);
 	if (r < 0)
 		return r;
-	return build_suite(env, err);
+	/* an installed suite was built by make install */
+	return env->installed ? suite_version(env, err) : build_suite(env, err);
 }
 
 void kernel_env_release(struct kernel_env *env)
@@ -205,6 +225,7 @@ void kernel_env_release(struct kernel_env *env)
 	free(env->build);
 	free(env->work);
 	free(env->fragment);
+	free(env->cc);
 	free(env->config_stamp);
 	free(env->suite_init);
 	free(env->suite_probe);
@@ -231,7 +252,7 @@ static int run_make(struct kernel_env *env, const char *const *targets, const ch
 	char *src_arg = xasprintf("%s", env->src), *o_arg = xasprintf("O=%s", env->build);
 	char *jobs = xasprintf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	char *ccache_dir = xasprintf("CCACHE_DIR=%s/../ccache", env->dir);
-	char *cc = xasprintf("CC=%s/kernel-tests/ccache-cc", env->top);
+	char *cc = xasprintf("CC=%s", env->cc);
 	const char *argv[16] = { "make", "-C", src_arg, o_arg, jobs, cc };
 	const char *envv[8];
 	struct child c = { .argv = argv, .env = envv, .output_path = log,
@@ -671,9 +692,7 @@ static void path_counts_grow(struct path_counts *pc)
 {
 	struct path_counts bigger = { .cap = pc->cap ? pc->cap * 2 : 4096, .n = pc->n };
 
-	bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot));
-	if (!bigger.slot)
-		abort();
+	bigger.slot = xcalloc(bigger.cap, sizeof(*bigger.slot));
 	for (size_t i = 0; i < pc->cap; i++) {
 		size_t j;
 
@@ -712,9 +731,7 @@ static void path_counts_add(struct path_counts *pc, const char *p, size_t len, u
 			return;
 		}
 	}
-	pc->slot[j].path = strndup(p, len);
-	if (!pc->slot[j].path)
-		abort();
+	pc->slot[j].path = xstrndup(p, len);
 	pc->slot[j].count = 1;
 	pc->slot[j].last = file;
 	pc->n++;
@@ -770,10 +787,8 @@ int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_fi
 			pc.slot[n++] = pc.slot[i];
 	if (n > 1)
 		qsort(pc.slot, n, sizeof(*pc.slot), path_count_cmp);
-	files = malloc((n ? n : 1) * sizeof(*files));
-	counts = malloc((n ? n : 1) * sizeof(*counts));
-	if (!files || !counts)
-		abort();
+	files = xcalloc(n, sizeof(*files));
+	counts = xcalloc(n, sizeof(*counts));
 	for (size_t i = 0; i < n; i++) {
 		files[i] = pc.slot[i].path;
 		counts[i] = pc.slot[i].count;
@@ -788,9 +803,20 @@ int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_fi
 	return 0;
 }
 
-int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n)
+int kernel_used_files(struct kernel_env *env, struct strlist *ret_files)
 {
-	return kernel_used_counts(env, env->build, ret_files, NULL, ret_n);
+	char **files;
+	size_t n;
+	int r = kernel_used_counts(env, env->build, &files, NULL, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		strlist_append(ret_files, files[i]);
+		free(files[i]);
+	}
+	free(files);
+	return 0;
 }
 
 bool kernel_path_is_rule(const char *path)
@@ -802,10 +828,10 @@ bool kernel_path_is_rule(const char *path)
 	       strncmp(base, "Kbuild", 6) == 0;
 }
 
-bool kernel_path_exercised(char *const *used, size_t n_used, const char *path)
+bool kernel_path_exercised(const struct strlist *used, const char *path)
 {
 	/* Build rules and configuration reach everything: always exercised. */
 	if (kernel_path_is_rule(path))
 		return true;
-	return bsearch(&path, used, n_used, sizeof(*used), strcmp_ptr) != NULL;
+	return bsearch(&path, used->items, used->n, sizeof(*used->items), strcmp_ptr) != NULL;
 }

@@ -18,10 +18,12 @@
 #include <stddef.h>
 
 #include "basic/strbuf.h"
+#include "basic/strlist.h"
 #include "parse/ktap.h"
 
 struct kernel_env {
-	char *top;		/* the repository: suite sources, config fragment */
+	char *top;		/* where the suite comes from (defaults.h: suite_top()) */
+	bool installed;		/* @top is an installed library directory, not a source tree */
 	char *tarball;		/* /usr/src/linux-source-6.1.tar.xz */
 	char *version;		/* "6.1" */
 	char *dir;		/* <cache>/linux-<version> */
@@ -29,6 +31,7 @@ struct kernel_env {
 	char *fragment;
 	char *config_stamp;	/* sha256 of the fragment */
 	char *suite_init, *suite_probe;
+	char *cc;		/* ccache-cc, the compiler make is given */
 	char *suite_version;	/* sha256 of the two suite binaries */
 	char accel[8];		/* "kvm" once a probe showed it works, else "tcg" */
 	char boot_token[33];	/* the current boot's marker token (hex) */
@@ -68,11 +71,11 @@ int kernel_boot(struct kernel_env *env, struct strbuf *console, enum boot_status
 		struct strbuf *evidence, struct strbuf *err);
 
 /*
- * The tree-relative paths of every file the last build read (sources,
- * headers, linker scripts), from the build's .cmd files, sorted. Owned
- * by the caller: free each and the array.
+ * Append to @ret_files the tree-relative paths of every file the last
+ * build read (sources, headers, linker scripts), from the build's .cmd
+ * files, sorted.
  */
-int kernel_used_files(struct kernel_env *env, char ***ret_files, size_t *ret_n);
+int kernel_used_files(struct kernel_env *env, struct strlist *ret_files);
 
 /*
  * The same for the build directory @build, with @ret_counts[i] (unless
@@ -87,6 +90,7 @@ int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_fi
 bool kernel_path_is_rule(const char *path);
 
 /* true when a change to @path can change the test kernel. */
-bool kernel_path_exercised(char *const *used, size_t n_used, const char *path);
+/* @used: sorted, as kernel_used_files() gives it. */
+bool kernel_path_exercised(const struct strlist *used, const char *path);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <git2.h>
 
+#include "basic/git_error.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "parse/mail.h"
@@ -16,13 +17,6 @@
 #include "pipeline/queue.h"
 
 #define FETCH_TIMEOUT_SEC 300
-
-static void git_error_to(struct strbuf *err, const char *what)
-{
-	const git_error *e = git_error_last();
-
-	strbuf_addf(err, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
-}
 
 /* Where the bytes of the queue come from. */
 struct source {
@@ -115,7 +109,7 @@ static int fetch(const char *url, const char *cache, git_repository **ret, struc
 		opts.prune = GIT_FETCH_PRUNE;
 		if (git_remote_lookup(&remote, *ret, "origin") < 0 ||
 		    git_remote_fetch(remote, NULL, &opts, NULL) < 0) {
-			git_error_to(err, url);
+			git_error_add(err, url);
 			r = -EIO;
 		}
 	} else {
@@ -136,7 +130,7 @@ static int fetch(const char *url, const char *cache, git_repository **ret, struc
 			child_run(&c, &res);
 		/* A clone that dies half-way must not be mistaken for a clone. */
 		if (git_clone(ret, url, tmp, &opts) < 0) {
-			git_error_to(err, url);
+			git_error_add(err, url);
 			r = -EIO;
 		} else {
 			git_repository_free(*ret);
@@ -208,7 +202,7 @@ static int fetch_bounded(const char *url, const char *cache, git_repository **re
 		return r;
 	path = fetch_path(url, cache);
 	if (git_repository_open_bare(ret, path) < 0) {
-		git_error_to(err, path);
+		git_error_add(err, path);
 		r = -EIO;
 	}
 	free(path);
@@ -286,9 +280,7 @@ static size_t cut_pieces(const char *name, struct strbuf *raw, struct piece **re
 
 		if (mailbox_parse(raw->buf, raw->len, &box, &why) == 0 && box.n) {
 			n = box.n;
-			v = calloc(n, sizeof(*v));
-			if (!v)
-				abort();
+			v = xcalloc(n, sizeof(*v));
 			for (size_t i = 0; i < n; i++) {
 				struct mail *m = &box.mails[i];
 
@@ -307,9 +299,7 @@ static size_t cut_pieces(const char *name, struct strbuf *raw, struct piece **re
 		struct mail m;
 
 		if (mail_parse(raw->buf, raw->len, &m, &why) == 0) {
-			v = calloc(1, sizeof(*v));
-			if (!v)
-				abort();
+			v = xcalloc(1, sizeof(*v));
 			sha256_hex(raw->buf, raw->len, v->hash);
 			v->text = m.text;
 			v->len = m.len;
@@ -318,9 +308,7 @@ static size_t cut_pieces(const char *name, struct strbuf *raw, struct piece **re
 		mail_release(&m);
 	}
 	if (!v) {
-		v = calloc(1, sizeof(*v));
-		if (!v)
-			abort();
+		v = xcalloc(1, sizeof(*v));
 		sha256_hex(raw->buf, raw->len, v->hash);
 		v->text = strbuf_detach(raw, &v->len);
 		v->error = why.len ? strbuf_detach(&why, NULL) : NULL;
@@ -340,9 +328,7 @@ static struct queue_patch *add_patch(struct queue_snapshot *snap, const struct s
 
 	/* Room for 1, 2, 4, 8, ...: the array is full when n is 0 or a power of two. */
 	if ((n & (n - 1)) == 0) {
-		p = realloc(snap->patches, (n ? n * 2 : 1) * sizeof(*snap->patches));
-		if (!p)
-			abort();
+		p = xrealloc(snap->patches, (n ? n * 2 : 1) * sizeof(*snap->patches));
 		snap->patches = p;
 	}
 	p = &snap->patches[snap->n++];

@@ -232,7 +232,7 @@ void slots_close(struct build_slots *s)
 		free(s->weight_paths[i]);
 	free(s->weight_paths);
 	free(s->weights);
-	path_list_release(&s->fresh);
+	strlist_release(&s->fresh);
 	memset(s, 0, sizeof(*s));
 	s->current = -1;
 }
@@ -333,7 +333,7 @@ static unsigned weight(const struct build_slots *s, const char *path)
 
 /* The files differing between @tree_id and any tree of @slot, in @out. */
 static int slot_diff(struct build_slots *s, const struct build_slot *slot, const git_oid *tree_id,
-		     struct path_list *out, struct strbuf *err)
+		     struct strlist *out, struct strbuf *err)
 {
 	for (size_t t = 0; t < slot->n_trees; t++) {
 		int r = tree_diff_paths(s->tree, &slot->trees[t], tree_id, out, err);
@@ -341,16 +341,16 @@ static int slot_diff(struct build_slots *s, const struct build_slot *slot, const
 		if (r < 0)
 			return r;
 	}
-	path_list_sort(out);
+	strlist_sort_unique(out);
 	return 0;
 }
 
-static unsigned diff_cost(const struct build_slots *s, const struct path_list *diff)
+static unsigned diff_cost(const struct build_slots *s, const struct strlist *diff)
 {
 	unsigned long long cost = 0;
 
 	for (size_t i = 0; i < diff->n; i++)
-		cost += weight(s, diff->paths[i]);
+		cost += weight(s, diff->items[i]);
 	return cost >= COST_EMPTY ? COST_EMPTY - 1 : (unsigned)cost;
 }
 
@@ -427,7 +427,7 @@ static int copy_target(struct build_slots *s, size_t best, size_t *ret, struct s
  * is. The paths changed, and those whose times the index does not know
  * yet, are added to @changed.
  */
-static int age_tree(git_index *index, int dirfd, const char *rel, struct path_list *changed,
+static int age_tree(git_index *index, int dirfd, const char *rel, struct strlist *changed,
 		    struct strbuf *err)
 {
 	const struct timespec old[2] = { { SLOT_OLD_MTIME, 0 }, { SLOT_OLD_MTIME, 0 } };
@@ -469,9 +469,9 @@ static int age_tree(git_index *index, int dirfd, const char *rel, struct path_li
 						    child, strerror(errno));
 					r = -errno;
 				}
-				path_list_add(changed, child);
+				strlist_append(changed, child);
 			} else if (tree_index_stale(index, child, &st)) {
-				path_list_add(changed, child);
+				strlist_append(changed, child);
 			}
 			free(child);
 		}
@@ -481,13 +481,13 @@ static int age_tree(git_index *index, int dirfd, const char *rel, struct path_li
 }
 
 /* Set @paths (those that exist) to SLOT_OLD_MTIME and add them to @changed. */
-static int age_paths(const char *src, const struct path_list *paths, struct path_list *changed,
+static int age_paths(const char *src, const struct strlist *paths, struct strlist *changed,
 		     struct strbuf *err)
 {
 	const struct timespec old[2] = { { SLOT_OLD_MTIME, 0 }, { SLOT_OLD_MTIME, 0 } };
 
 	for (size_t i = 0; i < paths->n; i++) {
-		char *path = xasprintf("%s/%s", src, paths->paths[i]);
+		char *path = xasprintf("%s/%s", src, paths->items[i]);
 		int r = utimensat(AT_FDCWD, path, old, AT_SYMLINK_NOFOLLOW);
 
 		if (r < 0 && errno != ENOENT) {
@@ -498,7 +498,7 @@ static int age_paths(const char *src, const struct path_list *paths, struct path
 			return r;
 		}
 		free(path);
-		path_list_add(changed, paths->paths[i]);
+		strlist_append(changed, paths->items[i]);
 	}
 	return 0;
 }
@@ -511,11 +511,11 @@ static int age_paths(const char *src, const struct path_list *paths, struct path
  * With @moved (the paths the checkout looked at, s->known being true) only
  * those and s->fresh can be other than old; else every file is visited.
  */
-static int set_times(struct build_slots *s, const struct path_list *diff,
-		     const struct path_list *moved, struct strbuf *err)
+static int set_times(struct build_slots *s, const struct strlist *diff,
+		     const struct strlist *moved, struct strbuf *err)
 {
 	const char *src = s->env->src;
-	struct path_list changed = { 0 };
+	struct strlist changed = { 0 };
 	int r;
 
 	if (moved) {
@@ -539,7 +539,7 @@ static int set_times(struct build_slots *s, const struct path_list *diff,
 		git_index_free(index);
 	}
 	for (size_t i = 0; r == 0 && i < diff->n; i++) {
-		char *path = xasprintf("%s/%s", src, diff->paths[i]);
+		char *path = xasprintf("%s/%s", src, diff->items[i]);
 
 		/* a file the tree no longer has is simply missing: make sees that */
 		if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW) < 0 && errno != ENOENT) {
@@ -547,28 +547,21 @@ static int set_times(struct build_slots *s, const struct path_list *diff,
 				    strerror(errno));
 			r = -errno;
 		}
-		path_list_add(&changed, diff->paths[i]);
+		strlist_append(&changed, diff->items[i]);
 		free(path);
 	}
 	if (r == 0) {
-		path_list_sort(&changed);
+		strlist_sort_unique(&changed);
 		r = tree_index_restat(s->tree, &changed, err);
 	}
-	path_list_release(&changed);
+	strlist_release(&changed);
 	return r;
-}
-
-/* Add every path of @from to @to. */
-static void path_list_extend(struct path_list *to, const struct path_list *from)
-{
-	for (size_t i = 0; i < from->n; i++)
-		path_list_add(to, from->paths[i]);
 }
 
 int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *tree_id,
 		  struct strbuf *err)
 {
-	struct path_list diff = { 0 }, best_diff = { 0 }, moved = { 0 };
+	struct strlist diff = { 0 }, best_diff = { 0 }, moved = { 0 };
 	unsigned best_cost = COST_EMPTY;
 	bool was_known;
 	size_t best = 0;
@@ -582,7 +575,7 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 		if (slot->n_trees) {
 			if (!s->weights_read)
 				read_weights(s, slot);
-			path_list_release(&diff);
+			strlist_release(&diff);
 			r = slot_diff(s, slot, tree_id, &diff, err);
 			if (r < 0)
 				goto out;
@@ -592,7 +585,7 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 		    (cost == best_cost && slot->used > s->slot[best].used)) {
 			best = i;
 			best_cost = cost;
-			path_list_release(&best_diff);
+			strlist_release(&best_diff);
 			best_diff = diff;
 			memset(&diff, 0, sizeof(diff));
 		}
@@ -631,13 +624,13 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 		r = set_times(s, &best_diff, was_known ? &moved : NULL, err);
 		if (r < 0)
 			goto out;
-		path_list_release(&s->fresh);
-		path_list_extend(&s->fresh, &best_diff);
+		strlist_release(&s->fresh);
+		strlist_extend(&s->fresh, &best_diff);
 		s->known = true;
 	} else if (was_known) {
 		/* an empty slot builds every file: times matter to the next one */
-		path_list_extend(&s->fresh, &moved);
-		path_list_sort(&s->fresh);
+		strlist_extend(&s->fresh, &moved);
+		strlist_sort_unique(&s->fresh);
 		s->known = true;
 	}
 	if (s->known)
@@ -662,9 +655,9 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 		goto out;
 	git_oid_cpy(&s->building, tree_id);
 out:
-	path_list_release(&diff);
-	path_list_release(&best_diff);
-	path_list_release(&moved);
+	strlist_release(&diff);
+	strlist_release(&best_diff);
+	strlist_release(&moved);
 	return r;
 }
 

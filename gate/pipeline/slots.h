@@ -84,7 +84,7 @@ struct build_slots {
 	 */
 	bool known;
 	git_oid head;
-	struct path_list fresh;
+	struct strlist fresh;
 };
 
 /*

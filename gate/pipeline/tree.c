@@ -9,18 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/git_error.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/tree.h"
 
 #define EXTRACT_TIMEOUT 900
-
-static void git_error_to(struct strbuf *err, const char *what)
-{
-	const git_error *e = git_error_last();
-
-	strbuf_addf(err, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
 
 /*
  * Add every file under @dir (relative @rel) to @index. Debian's top-level
@@ -34,8 +28,7 @@ static int add_tree(git_index *index, const char *root, const char *rel, struct 
 	struct dirent *de;
 	int r = 0;
 
-	if (asprintf(&path, "%s%s%s", root, rel[0] ? "/" : "", rel) < 0)
-		abort();
+	path = xasprintf("%s%s%s", root, rel[0] ? "/" : "", rel);
 	d = opendir(path);
 	if (!d) {
 		strbuf_addf(err, "import: cannot read %s: %s", path, strerror(errno));
@@ -49,8 +42,7 @@ static int add_tree(git_index *index, const char *root, const char *rel, struct 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    (!rel[0] && !strcmp(de->d_name, ".git")))
 			continue;
-		if (asprintf(&child, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0)
-			abort();
+		child = xasprintf("%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			strbuf_addf(err, "import: cannot stat %s: %s", child, strerror(errno));
 			r = -errno;
@@ -58,7 +50,7 @@ static int add_tree(git_index *index, const char *root, const char *rel, struct 
 			r = add_tree(index, root, child, err);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			if (git_index_add_bypath(index, child) < 0) {
-				git_error_to(err, child);
+				git_error_add(err, child);
 				r = -EIO;
 			}
 		}
@@ -81,8 +73,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	struct dirent *de;
 	int r = 0;
 
-	if (asprintf(&tmp, "%s.tmp", env->src) < 0)
-		abort();
+	tmp = xasprintf("%s.tmp", env->src);
 	{
 		const char *rm[] = { "rm", "-rf", tmp, env->src, NULL };
 		const char *mk[] = { "mkdir", "-p", tmp, NULL };
@@ -110,8 +101,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	d = opendir(tmp);
 	while (d && (de = readdir(d)))
 		if (de->d_name[0] != '.') {
-			if (asprintf(&top, "%s/%s", tmp, de->d_name) < 0)
-				abort();
+			top = xasprintf("%s/%s", tmp, de->d_name);
 			break;
 		}
 	if (d)
@@ -126,7 +116,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	fprintf(stderr, "# importing %s into git (the base commit)\n", env->src);
 	if (git_repository_init(&tree->repo, env->src, 0) < 0 ||
 	    git_repository_index(&index, tree->repo) < 0) {
-		git_error_to(err, env->src);
+		git_error_add(err, env->src);
 		r = -EIO;
 		goto out;
 	}
@@ -139,7 +129,7 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	    git_commit_create(&tree->base, tree->repo, "HEAD", sig, sig, NULL,
 			      "linux-source as packaged", gtree, 0, NULL) < 0 ||
 	    git_reference_create(&ref, tree->repo, "refs/tags/base", &tree->base, 1, NULL) < 0) {
-		git_error_to(err, "import");
+		git_error_add(err, "import");
 		r = -EIO;
 	}
 out:
@@ -164,9 +154,7 @@ int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct str
 	 * hashed them again. Kept, they cost a few MiB.
 	 */
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)1 << 20);
-	tree->workdir = strdup(env->src);
-	if (!tree->workdir)
-		abort();
+	tree->workdir = xstrdup(env->src);
 	if (git_repository_open(&tree->repo, env->src) == 0 &&
 	    git_revparse_single(&obj, tree->repo, "refs/tags/base^{commit}") == 0) {
 		git_oid_cpy(&tree->base, git_object_id(obj));
@@ -246,12 +234,12 @@ static int load_index(struct kernel_tree *tree, const git_oid *commit, struct st
 		return 0;
 	tree->index_valid = false;
 	if (!tree->index && git_index_new(&tree->index) < 0) {
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 		return -EIO;
 	}
 	if (git_commit_lookup(&c, tree->repo, commit) < 0 || git_commit_tree(&t, c) < 0 ||
 	    git_index_read_tree(tree->index, t) < 0) {
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 		r = -EIO;
 	} else {
 		git_oid_cpy(&tree->index_commit, commit);
@@ -297,7 +285,7 @@ int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct pat
 	    git_signature_new(&sig, "backport-gate", "backport-gate@localhost", 0, 0) < 0 ||
 	    git_commit_create(ret_commit, tree->repo, NULL, sig, sig, NULL, message, new_tree, 1,
 			      (const git_commit **)&parent_commit) < 0) {
-		git_error_to(err, "apply: commit");
+		git_error_add(err, "apply: commit");
 		tree->index_valid = false;
 		r = -EIO;
 	} else {
@@ -309,7 +297,7 @@ int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct pat
 	return r;
 }
 
-int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct path_list *only,
+int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct strlist *only,
 		  struct strbuf *err)
 {
 	git_checkout_options opts;
@@ -322,19 +310,19 @@ int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct 
 		/* an empty pathspec would mean every path */
 		if (!only->n) {
 			if (git_repository_set_head_detached(tree->repo, commit) < 0) {
-				git_error_to(err, "checkout");
+				git_error_add(err, "checkout");
 				return -EIO;
 			}
 			return 0;
 		}
 		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-		opts.paths.strings = only->paths;
+		opts.paths.strings = only->items;
 		opts.paths.count = only->n;
 	}
 	if (git_commit_lookup(&c, tree->repo, commit) < 0 ||
 	    git_checkout_tree(tree->repo, (const git_object *)c, &opts) < 0 ||
 	    git_repository_set_head_detached(tree->repo, commit) < 0) {
-		git_error_to(err, "checkout");
+		git_error_add(err, "checkout");
 		r = -EIO;
 	}
 	git_commit_free(c);
@@ -352,49 +340,8 @@ int tree_id_hex(struct kernel_tree *tree, const git_oid *commit, char out[GIT_OI
 	return 0;
 }
 
-void path_list_add(struct path_list *list, const char *path)
-{
-	if (list->n == list->alloc) {
-		list->alloc = list->alloc ? list->alloc * 2 : 64;
-		list->paths = realloc(list->paths, list->alloc * sizeof(*list->paths));
-		if (!list->paths)
-			abort();
-	}
-	list->paths[list->n++] = xstrdup(path);
-}
-
-static int path_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void path_list_sort(struct path_list *list)
-{
-	size_t w = 0;
-
-	if (!list->n)
-		return;
-	qsort(list->paths, list->n, sizeof(*list->paths), path_cmp);
-	for (size_t i = 0; i < list->n; i++) {
-		if (w > 0 && strcmp(list->paths[w - 1], list->paths[i]) == 0) {
-			free(list->paths[i]);
-			continue;
-		}
-		list->paths[w++] = list->paths[i];
-	}
-	list->n = w;
-}
-
-void path_list_release(struct path_list *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->paths[i]);
-	free(list->paths);
-	memset(list, 0, sizeof(*list));
-}
-
 int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b,
-		    struct path_list *out, struct strbuf *err)
+		    struct strlist *out, struct strbuf *err)
 {
 	git_tree *ta = NULL, *tb = NULL;
 	git_diff *diff = NULL;
@@ -408,7 +355,7 @@ int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b
 
 		git_oid_tostr(ha, sizeof(ha), a);
 		git_oid_tostr(hb, sizeof(hb), b);
-		git_error_to(err, "diff");
+		git_error_add(err, "diff");
 		strbuf_addf(err, " (trees %.12s and %.12s)", ha, hb);
 		r = -EIO;
 		goto out;
@@ -416,9 +363,9 @@ int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b
 	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 
-		path_list_add(out, d->old_file.path);
+		strlist_append(out, d->old_file.path);
 		if (strcmp(d->old_file.path, d->new_file.path) != 0)
-			path_list_add(out, d->new_file.path);
+			strlist_append(out, d->new_file.path);
 	}
 out:
 	git_diff_free(diff);
@@ -438,7 +385,7 @@ bool tree_index_stale(git_index *index, const char *path, const struct stat *st)
 		     e->ino != (uint32_t)st->st_ino);
 }
 
-int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths, struct strbuf *err)
+int tree_index_restat(struct kernel_tree *tree, const struct strlist *paths, struct strbuf *err)
 {
 	git_index *index = NULL;
 	int r = 0;
@@ -446,12 +393,12 @@ int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths, s
 	if (!paths->n)
 		return 0;
 	if (git_repository_index(&index, tree->repo) < 0) {
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 		return -EIO;
 	}
 	for (size_t i = 0; i < paths->n; i++) {
-		const git_index_entry *e = git_index_get_bypath(index, paths->paths[i], 0);
-		char *path = xasprintf("%s/%s", tree->workdir, paths->paths[i]);
+		const git_index_entry *e = git_index_get_bypath(index, paths->items[i], 0);
+		char *path = xasprintf("%s/%s", tree->workdir, paths->items[i]);
 		git_index_entry ne;
 		struct stat st;
 
@@ -473,7 +420,7 @@ int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths, s
 	if (r == 0 && git_index_write(index) < 0)
 		r = -EIO;
 	if (r < 0)
-		git_error_to(err, "index");
+		git_error_add(err, "index");
 	git_index_free(index);
 	return r;
 }

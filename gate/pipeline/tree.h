@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "basic/strbuf.h"
+#include "basic/strlist.h"
 #include "parse/patch.h"
 #include "pipeline/apply.h"
 #include "pipeline/kernel.h"
@@ -44,8 +45,6 @@ int tree_apply(struct kernel_tree *tree, const git_oid *parent, const struct pat
 	       const char *message, git_oid *ret_commit, struct apply_outcome *outcome,
 	       struct strbuf *err);
 
-struct path_list;
-
 /*
  * Make the working tree match @commit; only differing files are written.
  * With @only NULL every file is compared (stat, then content when the stat
@@ -54,22 +53,11 @@ struct path_list;
  * knows the working tree and index match another commit and @only holds
  * every path that differs between the two (tree_diff_paths()).
  */
-int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct path_list *only,
+int tree_checkout(struct kernel_tree *tree, const git_oid *commit, const struct strlist *only,
 		  struct strbuf *err);
 
 /* The tree id of @commit, as 40 hex digits in @out. */
 int tree_id_hex(struct kernel_tree *tree, const git_oid *commit, char out[GIT_OID_HEXSZ + 1]);
-
-/* A list of tree-relative paths. */
-struct path_list {
-	char **paths;
-	size_t n, alloc;
-};
-
-void path_list_add(struct path_list *list, const char *path);
-/* Sort and drop duplicates. */
-void path_list_sort(struct path_list *list);
-void path_list_release(struct path_list *list);
 
 /*
  * Append to @out every path whose content or mode differs between the
@@ -77,7 +65,7 @@ void path_list_release(struct path_list *list);
  * @err (a tree that is not in the repository).
  */
 int tree_diff_paths(struct kernel_tree *tree, const git_oid *a, const git_oid *b,
-		    struct path_list *out, struct strbuf *err);
+		    struct strlist *out, struct strbuf *err);
 
 /* true when @index (the repository's) holds @path with stat data other than @st's. */
 bool tree_index_stale(git_index *index, const char *path, const struct stat *st);
@@ -87,7 +75,7 @@ bool tree_index_stale(git_index *index, const char *path, const struct stat *st)
  * without reading them: for files whose times changed but whose content
  * is what the last checkout wrote. The next checkout then trusts them.
  */
-int tree_index_restat(struct kernel_tree *tree, const struct path_list *paths,
+int tree_index_restat(struct kernel_tree *tree, const struct strlist *paths,
 		      struct strbuf *err);
 
 #endif

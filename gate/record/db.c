@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
+#include "basic/sql.h"
 #include "record/db.h"
 
 #define BUSY_TIMEOUT_MS 30000
@@ -139,21 +141,9 @@ int db_build_get(sqlite3 *db, const struct tree_key *key, bool *ret_found, bool 
 int db_build_put(sqlite3 *db, const struct tree_key *key, bool ok, const char *first_error,
 		 double seconds)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO build (tree, config, status, first_error, seconds) "
-			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, ok ? "ok" : "failed", -1, SQLITE_STATIC);
-	if (first_error)
-		sqlite3_bind_text(st, 4, first_error, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 5, seconds);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
+	return sql_exec(db, "INSERT OR REPLACE INTO build (tree, config, status, first_error, seconds) "
+			"VALUES (?, ?, ?, ?, ?)", "sssd", key->tree, key->config, ok ? "ok" : "failed",
+			first_error, seconds);
 }
 
 int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found,
@@ -179,18 +169,8 @@ int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found
 
 int db_build_inputs_put(sqlite3 *db, const struct tree_key *key, const char *inputs)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "UPDATE build SET inputs = ? WHERE tree = ? AND config = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, inputs, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, key->config, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
+	return sql_exec(db, "UPDATE build SET inputs = ? WHERE tree = ? AND config = ?", "sss", inputs,
+			key->tree, key->config);
 }
 
 static int status_from_name(const char *name, const char *const *names, int n)
@@ -216,16 +196,12 @@ static int load_cases(sqlite3 *db, sqlite3_int64 boot_id, struct ktap_run *ktap)
 		struct case_result *c;
 		int s = status_from_name(column_text(st, 2), statuses, 4);
 
-		ktap->cases = realloc(ktap->cases, (n + 1) * sizeof(*ktap->cases));
-		if (!ktap->cases)
-			abort();
+		ktap->cases = xrealloc(ktap->cases, (n + 1) * sizeof(*ktap->cases));
 		c = &ktap->cases[n++];
-		c->name = strdup(column_text(st, 0));
+		c->name = xstrdup(column_text(st, 0));
 		c->quirk = strcmp(column_text(st, 1), "quirk") == 0;
 		c->status = s < 0 ? CASE_ERROR : (enum case_status)s;
-		c->diagnostic = strdup(column_text(st, 3));
-		if (!c->name || !c->diagnostic)
-			abort();
+		c->diagnostic = xstrdup(column_text(st, 3));
 	}
 	ktap->n_cases = n;
 	ktap->planned = n;

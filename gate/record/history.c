@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/xalloc.h"
 #include "record/db.h"
 #include "record/history.h"
 
@@ -55,9 +56,7 @@ static json_t *text_json(sqlite3_stmt *st, int col)
 	j = json_stringn((const char *)s, n);
 	if (j)
 		return j;
-	copy = malloc(n + 1);
-	if (!copy)
-		abort();
+	copy = xmalloc(n + 1);
 	for (size_t i = 0; i < n; i++)
 		copy[i] = s[i] < 0x80 ? (char)s[i] : '?';
 	copy[n] = '\0';
@@ -196,6 +195,37 @@ static int run_drops(sqlite3 *db, sqlite3_stmt *st, int64_t run, json_t **ret, s
 	}
 	*ret = names;
 	return 0;
+}
+
+static int parse_count(const char *name, const char *value, int64_t *ret, struct strbuf *err)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(value, &end, 10);
+	if (errno || end == value || *end || n < 0) {
+		strbuf_addf(err, "%s: '%s' is not a count", name, value);
+		return -EINVAL;
+	}
+	*ret = n;
+	return 0;
+}
+
+int history_parse_limit(const char *name, const char *value, int64_t *ret, struct strbuf *err)
+{
+	int r = parse_count(name, value, ret, err);
+
+	if (r == 0 && *ret == 0) {
+		strbuf_addf(err, "%s: 0 runs is no answer (1 to %d)", name, HISTORY_LIMIT_MAX);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+int history_parse_offset(const char *name, const char *value, int64_t *ret, struct strbuf *err)
+{
+	return parse_count(name, value, ret, err);
 }
 
 json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf *err)

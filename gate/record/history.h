@@ -51,6 +51,16 @@ struct history_filter {
 };
 
 /*
+ * The one reading of a limit or an offset, for the CLI (--limit, --offset)
+ * and the API (?limit=, &offset=): a decimal count, whole, not negative;
+ * a limit of 0 is refused too (one above HISTORY_LIMIT_MAX is clamped by
+ * history_runs()). 0 with *ret, or -EINVAL with a message naming @name
+ * ("limit: 'abc' is not a count") in @err.
+ */
+int history_parse_limit(const char *name, const char *value, int64_t *ret, struct strbuf *err);
+int history_parse_offset(const char *name, const char *value, int64_t *ret, struct strbuf *err);
+
+/*
  * Runs matching @f (NULL: no filter), newest first:
  *
  *   {"runs": [{"run", "queue", "source", "ref", "commit", "base",

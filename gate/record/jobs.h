@@ -7,7 +7,10 @@
  * without a verdict, failed. A job found running when the daemon starts
  * was interrupted, and is queued again.
  *
- * Functions that return int give 0 or -EIO; nothing here logs.
+ * Every function that moves or reads a job returns 0 or a negative errno:
+ * -EIO for a database error (sqlite3_errmsg() says which), -ENOENT when
+ * the job to change does not exist, -ENOMEM. Nothing here logs: the
+ * caller does, naming the job.
  */
 #ifndef GATE_JOBS_H
 #define GATE_JOBS_H
@@ -31,22 +34,29 @@
 int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
 		 int64_t *ret_job, bool *ret_duplicate, struct strbuf *err);
 
-/* The oldest queued job; one whose attempt failed waits 30 s from that attempt's end. 0: none. */
-int64_t jobs_next_queued(sqlite3 *db);
-/* true when @queue has a job queued or running. */
-bool jobs_queue_pending(sqlite3 *db, const char *queue);
+/*
+ * The oldest queued job into *ret_job (0: none); one whose attempt failed
+ * waits 30 s from that attempt's end.
+ */
+int jobs_next_queued(sqlite3 *db, int64_t *ret_job);
+/* *ret_pending: @queue has a job queued or running. */
+int jobs_queue_pending(sqlite3 *db, const char *queue, bool *ret_pending);
 
 /* A worker takes job @job: running, one attempt more, its error cleared. */
 int jobs_start(sqlite3 *db, int64_t job);
 /* The worker could not be started: queued again. */
 int jobs_requeue(sqlite3 *db, int64_t job);
-/* The worker ended without a verdict: queued again, or failed after the last attempt. */
+/*
+ * The worker ended without a verdict: queued again, or failed after the
+ * last attempt. A job no longer running is left as it is (0).
+ */
 int jobs_worker_failed(sqlite3 *db, int64_t job);
-/* The daemon stops under a running job: queued again (it runs after the restart). */
+/* The daemon stops under a running job: queued again (it runs after the restart); as above. */
 int jobs_interrupted(sqlite3 *db, int64_t job);
 /*
  * At start: every job still running was interrupted by a crash or a
- * kill, and is queued again; every run still running ends as an error.
+ * kill, and is queued again; every run still running ends as an error
+ * (one transaction).
  */
 int jobs_recover(sqlite3 *db);
 
@@ -54,17 +64,21 @@ int jobs_recover(sqlite3 *db);
 int jobs_get_queue(sqlite3 *db, int64_t job, char **ret_queue, struct strbuf *err);
 /* The snapshot the job read: its content hash and commit (NULL for a directory). */
 int jobs_set_snapshot(sqlite3 *db, int64_t job, const char *content_hash, const char *commit);
-/* The run of an earlier job that gated the same snapshot of @queue, or 0. */
-int64_t jobs_already_gated(sqlite3 *db, const char *queue, const char *content_hash, int64_t job);
+/* *ret_run: the run of an earlier job that gated the same snapshot of @queue, or 0. */
+int jobs_already_gated(sqlite3 *db, const char *queue, const char *content_hash, int64_t job,
+		       int64_t *ret_run);
 /* The job is done with an earlier job's run: the snapshot was already gated. */
 int jobs_done_as(sqlite3 *db, int64_t job, int64_t earlier_run);
 /* Why the job has no verdict, for /api/jobs and the page. */
 int jobs_set_error(sqlite3 *db, int64_t job, const char *error);
 /*
  * The job is done with the run of @report, and @q's notifications of it
- * are in the outbox: together or not at all.
+ * are in the outbox: together or not at all (one transaction).
  */
 int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, json_t *report);
+
+/* What a failed call's @r means, for a log line: SQLite's message for -EIO. */
+const char *jobs_strerror(sqlite3 *db, int r);
 
 /* The job as /api/jobs/ID shows it (a new reference), or NULL when there is none. */
 json_t *jobs_get_json(sqlite3 *db, int64_t job);

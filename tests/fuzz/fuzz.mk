@@ -36,12 +36,12 @@ FUZZ_RUN_FLAGS = -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=$(FUZZ_
 
 # The sources each target is built from, besides tests/fuzz/<target>_fuzz.c.
 # Built here with clang and the sanitizers, not taken from libgate.a (gcc).
-FUZZ_SRCS_series := gate/parse/series.c gate/basic/strbuf.c
-FUZZ_SRCS_patch_header := gate/parse/patch_header.c gate/parse/mail.c gate/basic/strbuf.c
-FUZZ_SRCS_patch_apply := gate/parse/patch.c gate/pipeline/apply.c gate/basic/strbuf.c
-FUZZ_SRCS_webhook := gate/parse/webhook.c gate/basic/strbuf.c
-FUZZ_SRCS_ktap := gate/parse/ktap.c gate/basic/strbuf.c
-FUZZ_SRCS_config := gate/parse/config.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_series := gate/parse/series.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_patch_header := gate/parse/patch_header.c gate/parse/mail.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_patch_apply := gate/parse/patch.c gate/pipeline/apply.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_webhook := gate/parse/webhook.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_ktap := gate/parse/ktap.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_config := gate/parse/config.c gate/basic/strbuf.c gate/basic/xalloc.c gate/basic/git_error.c
 FUZZ_SRCS_probe_record := kernel-tests/shebang/probe_record.c
 
 FUZZ_HDRS := $(wildcard gate/*/*.h kernel-tests/shebang/*.h tests/fuzz/*.h)

@@ -548,6 +548,41 @@ static void test_empty_record(void **state)
 	strbuf_release(&err);
 }
 
+/* The one reading of --limit/--offset and ?limit=/&offset=. */
+static void test_parse_limit_offset(void **state)
+{
+	static const char *const bad[] = { "abc", "", "-1", "5x", "1.5", "99999999999999999999" };
+	struct strbuf err = STRBUF_INIT;
+	int64_t n = -7;
+
+	(void)state;
+	assert_int_equal(history_parse_limit("limit", "20", &n, &err), 0);
+	assert_int_equal(n, 20);
+	assert_int_equal(history_parse_limit("limit", "100000", &n, &err), 0);
+	assert_int_equal(n, 100000);	/* history_runs() clamps it */
+	assert_int_equal(history_parse_offset("offset", "0", &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_string_equal(err.buf, "");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		strbuf_reset(&err);
+		n = -7;
+		assert_int_equal(history_parse_limit("limit", bad[i], &n, &err), -EINVAL);
+		snprintf(want, sizeof(want), "limit: '%s' is not a count", bad[i]);
+		assert_string_equal(err.buf, want);
+		assert_int_equal(n, -7);
+		strbuf_reset(&err);
+		assert_int_equal(history_parse_offset("--offset", bad[i], &n, &err), -EINVAL);
+		snprintf(want, sizeof(want), "--offset: '%s' is not a count", bad[i]);
+		assert_string_equal(err.buf, want);
+	}
+	strbuf_reset(&err);
+	assert_int_equal(history_parse_limit("--limit", "0", &n, &err), -EINVAL);
+	assert_string_equal(err.buf, "--limit: 0 runs is no answer (1 to 500)");
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_runs_filters),
 		cmocka_unit_test(test_runs_pages),
 		cmocka_unit_test(test_runs_bad_filters),
+		cmocka_unit_test(test_parse_limit_offset),
 		cmocka_unit_test(test_run_report),
 		cmocka_unit_test(test_patch_by_upstream),
 		cmocka_unit_test(test_patch_by_name),

@@ -204,7 +204,7 @@ static void test_clean_queue(void **state)
 	assert_true(s.result.confirmed);
 	/* base, the set, and the confirmation of the same set (a cache hit for a real oracle) */
 	assert_int_equal(s.fake.calls, 4);
-	assert_true(name_list_has(&s.result.base_failing, "c5"));
+	assert_true(strlist_has(&s.result.base_failing, "c5"));
 	release(&s);
 }
 
@@ -219,7 +219,7 @@ static void test_one_regression(void **state)
 	assert_int_equal(s.r, 0);
 	drops_are(&s, "11:regression");
 	assert_int_equal(s.result.verdicts[10].regressions.n, 1);
-	assert_string_equal(s.result.verdicts[10].regressions.names[0], "c2");
+	assert_string_equal(s.result.verdicts[10].regressions.items[0], "c2");
 	assert_non_null(strstr(s.result.verdicts[10].evidence.buf, "c2: base pass; with the patch fail"));
 	assert_non_null(strstr(s.result.verdicts[10].steps.buf, "clean without it: base + 10 patches up to 0010.patch"));
 	assert_true(s.result.confirmed);
@@ -435,7 +435,7 @@ static void test_base_failure_never_blamed(void **state)
 	assert_int_equal(s.r, 0);
 	drops_are(&s, "");
 	assert_int_equal(s.result.base_failing.n, 1);
-	assert_string_equal(s.result.base_failing.names[0], "c5");
+	assert_string_equal(s.result.base_failing.items[0], "c5");
 	assert_true(s.result.confirmed);
 	release(&s);
 }
@@ -450,7 +450,7 @@ static void test_flaky_not_blamed(void **state)
 	judge(&s);
 	assert_int_equal(s.r, 0);
 	drops_are(&s, "");
-	assert_true(name_list_has(&s.result.flaky, "c3"));
+	assert_true(strlist_has(&s.result.flaky, "c3"));
 	assert_true(s.fake.fresh_calls >= 1);
 	release(&s);
 }
@@ -472,7 +472,7 @@ static void test_flaky_beside_real_regression(void **state)
 	assert_int_equal(s.r, 0);
 	drops_are(&s, "7:regression");
 	assert_int_equal(s.result.verdicts[6].regressions.n, 1);
-	assert_true(name_list_has(&s.result.flaky, "c3"));
+	assert_true(strlist_has(&s.result.flaky, "c3"));
 	release(&s);
 }
 
@@ -487,7 +487,7 @@ static void test_quirk_change_pinned_not_dropped(void **state)
 	assert_int_equal(s.r, 0);
 	drops_are(&s, "");
 	assert_int_equal(s.result.verdicts[4].changes.n, 1);
-	assert_string_equal(s.result.verdicts[4].changes.names[0], "q1");
+	assert_string_equal(s.result.verdicts[4].changes.items[0], "q1");
 	assert_non_null(strstr(s.result.verdicts[4].evidence.buf, "q1: base pass; with the patch quirk-changed"));
 	release(&s);
 
