@@ -10,18 +10,10 @@
 #include <string.h>
 
 #include "basic/xalloc.h"
+#include "parse/lines.h"
 #include "parse/mail.h"
 #include "parse/patch.h"
 #include "parse/patch_header.h"
-
-struct line {
-	const char *p;		/* not NUL-terminated */
-	size_t len;		/* without "\n" and a "\r" before it */
-};
-
-struct reader {
-	const char *pos, *end;
-};
 
 /* The headers of one block (a mail, or a MIME part) that we read. */
 struct headers {
@@ -46,63 +38,14 @@ struct decoder {
 	struct strbuf *err;
 };
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 static bool is_space(char c)
 {
-	return is_blank(c) || c == '\n';
+	return char_is_blank(c) || c == '\n';
 }
 
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-/* ASCII only: the locale must not change what a header name is. */
-static char to_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool equal_ci(const char *a, const char *b, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (to_lower(a[i]) != to_lower(b[i]))
-			return false;
-	return true;
-}
-
-static bool next_line(struct reader *r, struct line *ret)
-{
-	const char *nl;
-
-	if (r->pos >= r->end)
-		return false;
-	nl = memchr(r->pos, '\n', (size_t)(r->end - r->pos));
-	ret->p = r->pos;
-	ret->len = (size_t)((nl ? nl : r->end) - r->pos);
-	if (ret->len && ret->p[ret->len - 1] == '\r')
-		ret->len--;
-	r->pos = nl ? nl + 1 : r->end;
-	return true;
-}
-
-static bool line_starts(struct line l, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return l.len >= n && !memcmp(l.p, prefix, n);
-}
-
-static bool line_is_blank(struct line l)
-{
-	for (size_t i = 0; i < l.len; i++)
-		if (!is_blank(l.p[i]))
-			return false;
-	return true;
 }
 
 static void add_err(struct strbuf *err, const char *what)
@@ -127,7 +70,7 @@ static size_t header_name_len(struct line l)
 
 static bool name_is(struct line l, size_t name_len, const char *name)
 {
-	return name_len == strlen(name) && equal_ci(l.p, name, name_len);
+	return name_len == strlen(name) && text_equal_ci(l.p, name, name_len);
 }
 
 /*
@@ -137,11 +80,11 @@ static bool name_is(struct line l, size_t name_len, const char *name)
  */
 static void add_piece(struct strbuf *sb, const char *p, size_t len)
 {
-	while (len && is_blank(*p)) {
+	while (len && char_is_blank(*p)) {
 		p++;
 		len--;
 	}
-	while (len && is_blank(p[len - 1]))
+	while (len && char_is_blank(p[len - 1]))
 		len--;
 	if (!len)
 		return;
@@ -207,7 +150,7 @@ static bool is_in_body_header(struct line l)
  * unread. In a body (@in_body) only From:, Subject: and Date: are headers.
  * -E2BIG when the block runs past PATCH_HEADER_MAX_BYTES.
  */
-static int read_headers(struct reader *r, struct headers *h, bool in_body, struct strbuf *err)
+static int read_headers(struct line_reader *r, struct headers *h, bool in_body, struct strbuf *err)
 {
 	const char *start = r->pos;
 	struct strbuf *target = NULL;
@@ -215,7 +158,7 @@ static int read_headers(struct reader *r, struct headers *h, bool in_body, struc
 	struct line l;
 
 	for (;;) {
-		struct reader before = *r;
+		struct line_reader before = *r;
 		size_t name_len;
 
 		if ((size_t)(r->pos - start) > PATCH_HEADER_MAX_BYTES) {
@@ -224,7 +167,7 @@ static int read_headers(struct reader *r, struct headers *h, bool in_body, struc
 					    PATCH_HEADER_MAX_BYTES);
 			return -E2BIG;
 		}
-		if (!next_line(r, &l))
+		if (!line_next(r, &l))
 			return 0;
 		if (line_is_blank(l)) {
 			/* In a body, the blank line after in-body headers is theirs. */
@@ -232,7 +175,7 @@ static int read_headers(struct reader *r, struct headers *h, bool in_body, struc
 				*r = before;
 			return 0;
 		}
-		if (is_blank(l.p[0])) {
+		if (char_is_blank(l.p[0])) {
 			if (!any) {
 				*r = before;
 				return 0;
@@ -259,7 +202,7 @@ static bool is_from_line(struct line l)
 	const char *colon = NULL;
 	size_t i, year = 0, digits = 0;
 
-	if (!line_starts(l, "From ") || l.len < 20)
+	if (!line_starts_with(l, "From ") || l.len < 20)
 		return false;
 	for (i = l.len; i > 5; i--)
 		if (l.p[i - 1] == ':') {
@@ -272,7 +215,7 @@ static bool is_from_line(struct line l)
 	if (!is_digit(colon[-1]) || !is_digit(colon[-2]) || colon[-3] != ':' ||
 	    !is_digit(colon[-4]) || !is_digit(colon[1]) || !is_digit(colon[2]))
 		return false;
-	for (i = (size_t)(colon + 3 - l.p); i < l.len && is_blank(l.p[i]); i++)
+	for (i = (size_t)(colon + 3 - l.p); i < l.len && char_is_blank(l.p[i]); i++)
 		;
 	/* the year may come after a zone: "Tue Feb 12 10:00:00 CET 2019" */
 	for (; i < l.len && !is_digit(l.p[i]); i++)
@@ -284,10 +227,10 @@ static bool is_from_line(struct line l)
 
 static const char *skip_from_line(const char *raw, size_t len)
 {
-	struct reader r = { raw, raw + len };
+	struct line_reader r = { raw, raw + len };
 	struct line l;
 
-	if (next_line(&r, &l) && line_starts(l, "From ") && !header_name_len(l))
+	if (line_next(&r, &l) && line_starts_with(l, "From ") && !header_name_len(l))
 		return r.pos;
 	return raw;
 }
@@ -299,7 +242,7 @@ static bool charset_is_utf8(const char *charset)
 	static const char *const same[] = { "", "utf-8", "utf8", "us-ascii", "ascii" };
 
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
-		if (strlen(charset) == strlen(same[i]) && equal_ci(charset, same[i], strlen(same[i])))
+		if (strlen(charset) == strlen(same[i]) && text_equal_ci(charset, same[i], strlen(same[i])))
 			return true;
 	return false;
 }
@@ -344,7 +287,7 @@ static int hex_value(char c)
 {
 	if (is_digit(c))
 		return c - '0';
-	c = to_lower(c);
+	c = char_to_lower(c);
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
 	return -1;
@@ -442,7 +385,7 @@ static void decode_words(const char *s, struct strbuf *out)
 			after_word = false;
 			continue;
 		}
-		enc = to_lower(q[1]);
+		enc = char_to_lower(q[1]);
 		strbuf_add(&charset, start + 2, (size_t)(q - start - 2));
 		/* RFC 2231 language suffix: "utf-8*en" */
 		if (strchr(charset.buf, '*')) {
@@ -513,7 +456,7 @@ static void clean_subject(struct strbuf *s)
 		char c = s->buf[0];
 		const char *close;
 
-		if ((c == 'r' || c == 'R') && s->len > 3 && to_lower(s->buf[1]) == 'e' &&
+		if ((c == 'r' || c == 'R') && s->len > 3 && char_to_lower(s->buf[1]) == 'e' &&
 		    s->buf[2] == ':') {
 			remove_front(s, 3);
 		} else if (c == ' ' || c == '\t' || c == ':') {
@@ -631,7 +574,7 @@ static void content_param(const char *value, const char *name, struct strbuf *ou
 		n = strcspn(p, "=;");
 		for (name_len = n; name_len && is_space(p[name_len - 1]); name_len--)
 			;
-		if (p[n] == '=' && name_len == strlen(name) && equal_ci(p, name, name_len)) {
+		if (p[n] == '=' && name_len == strlen(name) && text_equal_ci(p, name, name_len)) {
 			const char *v = p + n + 1;
 
 			while (is_space(*v))
@@ -666,7 +609,7 @@ static void content_type_parse(const char *value, struct content_type *ct)
 		value++;
 	n = strcspn(value, "; \t");
 	for (size_t i = 0; i < n; i++)
-		strbuf_addch(&ct->type, to_lower(value[i]));
+		strbuf_addch(&ct->type, char_to_lower(value[i]));
 	content_param(value, "boundary", &ct->boundary);
 	content_param(value, "charset", &ct->charset);
 }
@@ -683,7 +626,7 @@ static bool contains_ci(const char *s, const char *word)
 	size_t n = strlen(word);
 
 	for (size_t len = strlen(s); len >= n; s++, len--)
-		if (equal_ci(s, word, n))
+		if (text_equal_ci(s, word, n))
 			return true;
 	return false;
 }
@@ -705,14 +648,14 @@ static enum transfer transfer_of(const struct headers *h)
  */
 static bool is_patch_break(struct line l)
 {
-	if (line_starts(l, "diff -") || line_starts(l, "Index: "))
+	if (line_starts_with(l, "diff -") || line_starts_with(l, "Index: "))
 		return true;
-	if (!line_starts(l, "---"))
+	if (!line_starts_with(l, "---"))
 		return false;
-	if (l.len > 4 && l.p[3] == ' ' && !is_blank(l.p[4]))
+	if (l.len > 4 && l.p[3] == ' ' && !char_is_blank(l.p[4]))
 		return true;
 	for (size_t i = 3; i < l.len; i++)
-		if (!is_blank(l.p[i]))
+		if (!char_is_blank(l.p[i]))
 			return false;
 	return true;
 }
@@ -720,10 +663,10 @@ static bool is_patch_break(struct line l)
 /* Offset of the first patch break line in @p, or @len. */
 static size_t patch_break_offset(const char *p, size_t len)
 {
-	struct reader r = { p, p + len };
+	struct line_reader r = { p, p + len };
 	struct line l;
 
-	while (next_line(&r, &l))
+	while (line_next(&r, &l))
 		if (is_patch_break(l))
 			return (size_t)(l.p - p);
 	return len;
@@ -755,7 +698,7 @@ static int decode_entity(struct decoder *d, const struct headers *h, const char 
 static int decode_part(struct decoder *d, const char *p, size_t len, unsigned depth)
 {
 	struct headers h = HEADERS_INIT;
-	struct reader r = { p, p + len };
+	struct line_reader r = { p, p + len };
 	int ret;
 
 	ret = read_headers(&r, &h, false, d->err);
@@ -777,12 +720,12 @@ static int decode_multipart(struct decoder *d, const char *boundary, const char 
 			    size_t len, unsigned depth)
 {
 	size_t blen = strlen(boundary);
-	struct reader r = { body, body + len };
+	struct line_reader r = { body, body + len };
 	const char *part = NULL;
 	struct line l;
 	int ret = 0;
 
-	while (ret == 0 && next_line(&r, &l)) {
+	while (ret == 0 && line_next(&r, &l)) {
 		bool closing;
 
 		if (l.len < 2 + blen || memcmp(l.p, "--", 2) || memcmp(l.p + 2, boundary, blen))
@@ -852,14 +795,14 @@ out:
 
 static bool body_has_diff(const char *p, size_t len)
 {
-	struct reader r = { p, p + len };
+	struct line_reader r = { p, p + len };
 	struct line l;
 	bool minus = false;
 
-	while (next_line(&r, &l)) {
-		if (line_starts(l, "diff -") || (minus && line_starts(l, "+++ ")))
+	while (line_next(&r, &l)) {
+		if (line_starts_with(l, "diff -") || (minus && line_starts_with(l, "+++ ")))
 			return true;
-		minus = line_starts(l, "--- ");
+		minus = line_starts_with(l, "--- ");
 	}
 	return false;
 }
@@ -939,7 +882,7 @@ int mail_parse(const char *raw, size_t len, struct mail *ret, struct strbuf *err
 	struct headers in_body = HEADERS_INIT;
 	struct strbuf body = STRBUF_INIT, text = STRBUF_INIT, value = STRBUF_INIT;
 	struct decoder d = { &body, false, err };
-	struct reader r;
+	struct line_reader r;
 	struct line l;
 	int rc;
 
@@ -967,7 +910,7 @@ int mail_parse(const char *raw, size_t len, struct mail *ret, struct strbuf *err
 	/* In-body headers open the body, after any blank lines. */
 	r.pos = body.buf;
 	r.end = body.buf + body.len;
-	while (next_line(&r, &l)) {
+	while (line_next(&r, &l)) {
 		if (line_is_blank(l))
 			continue;
 		r.pos = l.p;
@@ -1044,12 +987,12 @@ out:
  */
 static size_t find_separators(const char *raw, size_t len, size_t *offsets, size_t max)
 {
-	struct reader r = { raw, raw + len };
+	struct line_reader r = { raw, raw + len };
 	bool after_blank = true;
 	size_t n = 0;
 	struct line l;
 
-	while (next_line(&r, &l)) {
+	while (line_next(&r, &l)) {
 		if (after_blank && is_from_line(l)) {
 			if (n < max && offsets)
 				offsets[n] = (size_t)(l.p - raw);
@@ -1070,10 +1013,10 @@ bool mail_is_mbox(const char *raw, size_t len)
 /* mboxrd: "^>+From " lines lose one '>'. */
 static void unquote_mboxrd(const char *p, size_t len, struct strbuf *out)
 {
-	struct reader r = { p, p + len };
+	struct line_reader r = { p, p + len };
 	struct line l;
 
-	while (next_line(&r, &l)) {
+	while (line_next(&r, &l)) {
 		size_t q = 0;
 
 		while (q < l.len && l.p[q] == '>')
@@ -1172,7 +1115,7 @@ int mailbox_parse(const char *raw, size_t len, struct mailbox *ret, struct strbu
 bool mail_has_headers(const char *raw, size_t len)
 {
 	struct headers h = HEADERS_INIT;
-	struct reader r;
+	struct line_reader r;
 	struct line l;
 	bool yes;
 
@@ -1181,9 +1124,9 @@ bool mail_has_headers(const char *raw, size_t len)
 	r.pos = skip_from_line(raw, len);
 	r.end = raw + len;
 	{
-		struct reader peek = r;
+		struct line_reader peek = r;
 
-		if (!next_line(&peek, &l) || !header_name_len(l))
+		if (!line_next(&peek, &l) || !header_name_len(l))
 			return false;
 	}
 	read_headers(&r, &h, false, NULL);
@@ -1201,7 +1144,7 @@ bool mail_needs_decoding(const char *raw, size_t len)
 	if (!mail_has_headers(raw, len))
 		return false;
 	{
-		struct reader r = { skip_from_line(raw, len), raw + len };
+		struct line_reader r = { skip_from_line(raw, len), raw + len };
 
 		read_headers(&r, &h, false, NULL);
 	}

@@ -5,18 +5,9 @@
 
 #include "basic/strbuf.h"
 #include "basic/xalloc.h"
+#include "parse/lines.h"
 #include "parse/mail.h"
 #include "parse/patch_header.h"
-
-/* One line without its "\n" and a "\r" before it. Not NUL-terminated. */
-struct line {
-	const char *p;
-	size_t len;
-};
-
-struct reader {
-	const char *pos, *end;
-};
 
 /* Where a matcher is inside one line. */
 struct cursor {
@@ -36,59 +27,10 @@ enum field {
 	FIELD_DATE,
 };
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 static bool is_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
 	       (c >= 'A' && c <= 'F');
-}
-
-/* ASCII only: the locale must not change what a header name is. */
-static char to_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool equal_ci(const char *a, const char *b, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (to_lower(a[i]) != to_lower(b[i]))
-			return false;
-	return true;
-}
-
-static bool next_line(struct reader *r, struct line *ret)
-{
-	const char *nl;
-
-	if (r->pos >= r->end)
-		return false;
-	nl = memchr(r->pos, '\n', (size_t)(r->end - r->pos));
-	ret->p = r->pos;
-	ret->len = (size_t)((nl ? nl : r->end) - r->pos);
-	if (ret->len && ret->p[ret->len - 1] == '\r')
-		ret->len--;
-	r->pos = nl ? nl + 1 : r->end;
-	return true;
-}
-
-static bool line_starts_with(struct line l, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return l.len >= n && !memcmp(l.p, prefix, n);
-}
-
-static bool line_is_blank(struct line l)
-{
-	for (size_t i = 0; i < l.len; i++)
-		if (!is_blank(l.p[i]))
-			return false;
-	return true;
 }
 
 /*
@@ -99,7 +41,7 @@ static bool line_is_blank(struct line l)
  */
 static const char *region_end(const char *text, size_t len)
 {
-	struct reader r = { text, text + len };
+	struct line_reader r = { text, text + len };
 	struct line l;
 
 	if (len > PATCH_HEADER_MAX_BYTES) {
@@ -112,7 +54,7 @@ static const char *region_end(const char *text, size_t len)
 	for (;;) {
 		const char *start = r.pos;
 
-		if (!next_line(&r, &l))
+		if (!line_next(&r, &l))
 			return r.end;
 		if (line_starts_with(l, "diff --git ") || line_starts_with(l, "--- ") ||
 		    line_starts_with(l, "Index: ") || (l.len == 3 && !memcmp(l.p, "---", 3)))
@@ -136,11 +78,11 @@ static size_t header_name_len(struct line l)
 
 static enum field header_field(struct line l, size_t name_len)
 {
-	if (name_len == 4 && equal_ci(l.p, "from", 4))
+	if (name_len == 4 && text_equal_ci(l.p, "from", 4))
 		return FIELD_FROM;
-	if (name_len == 7 && equal_ci(l.p, "subject", 7))
+	if (name_len == 7 && text_equal_ci(l.p, "subject", 7))
 		return FIELD_SUBJECT;
-	if (name_len == 4 && equal_ci(l.p, "date", 4))
+	if (name_len == 4 && text_equal_ci(l.p, "date", 4))
 		return FIELD_DATE;
 	return FIELD_OTHER;
 }
@@ -152,11 +94,11 @@ static enum field header_field(struct line l, size_t name_len)
  */
 static void add_piece(struct strbuf *sb, const char *p, size_t len)
 {
-	while (len && is_blank(*p)) {
+	while (len && char_is_blank(*p)) {
 		p++;
 		len--;
 	}
-	while (len && is_blank(p[len - 1]))
+	while (len && char_is_blank(p[len - 1]))
 		len--;
 	if (!len)
 		return;
@@ -173,19 +115,19 @@ static void add_piece(struct strbuf *sb, const char *p, size_t len)
  * (@in_body) only From:, Subject: and Date: count as headers, as in
  * `git mailinfo`. The first From: and Subject: of the block are kept.
  */
-static void read_headers(struct reader *r, struct fields *f, bool in_body)
+static void read_headers(struct line_reader *r, struct fields *f, bool in_body)
 {
 	struct strbuf *target = NULL;
 	struct line l;
 
 	for (;;) {
-		struct reader before = *r;
+		struct line_reader before = *r;
 		size_t name_len;
 		enum field field;
 
-		if (!next_line(r, &l) || line_is_blank(l))
+		if (!line_next(r, &l) || line_is_blank(l))
 			return;
-		if (is_blank(l.p[0])) {
+		if (char_is_blank(l.p[0])) {
 			if (target)
 				add_piece(target, l.p, l.len);
 			continue;
@@ -242,7 +184,7 @@ static void fields_override(struct fields *f, struct fields *in_body)
 
 static void skip_blanks(struct cursor *c)
 {
-	while (c->p < c->end && is_blank(*c->p))
+	while (c->p < c->end && char_is_blank(*c->p))
 		c->p++;
 }
 
@@ -259,7 +201,7 @@ static bool eat_ci(struct cursor *c, const char *word)
 {
 	size_t n = strlen(word);
 
-	if ((size_t)(c->end - c->p) < n || !equal_ci(c->p, word, n))
+	if ((size_t)(c->end - c->p) < n || !text_equal_ci(c->p, word, n))
 		return false;
 	c->p += n;
 	return true;
@@ -275,7 +217,7 @@ static bool eat_sha(struct cursor *c, char ret[PATCH_SHA_MAX + 1])
 	if (n < PATCH_SHA_MIN || n > PATCH_SHA_MAX)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		ret[i] = to_lower(c->p[i]);
+		ret[i] = char_to_lower(c->p[i]);
 	ret[n] = '\0';
 	c->p += n;
 	return true;
@@ -341,7 +283,7 @@ static bool match_stable_dep(struct line l, char ret[PATCH_SHA_MAX + 1])
 	if (!eat_ci(&c, "stable-dep-of:"))
 		return false;
 	skip_blanks(&c);
-	return eat_sha(&c, ret) && (c.p == c.end || is_blank(*c.p));
+	return eat_sha(&c, ret) && (c.p == c.end || char_is_blank(*c.p));
 }
 
 static void add_stable_dep(struct patch_header *h, const char *sha)
@@ -364,7 +306,7 @@ static const char *strip_bracket_prefix(const char *s)
 	for (;;) {
 		const char *close;
 
-		while (is_blank(*s))
+		while (char_is_blank(*s))
 			s++;
 		if (*s != '[')
 			return s;
@@ -390,7 +332,7 @@ int patch_header_parse(const char *text, size_t len, struct patch_header *ret)
 	struct strbuf first_line = STRBUF_INIT;
 	struct mail decoded;
 	bool is_mail = false;
-	struct reader r;
+	struct line_reader r;
 	struct line l;
 
 	if (!ret)
@@ -424,13 +366,13 @@ int patch_header_parse(const char *text, size_t len, struct patch_header *ret)
 	 * plain message starting "From now on, ..." keeps its first line.
 	 */
 	{
-		struct reader peek = r;
+		struct line_reader peek = r;
 		struct line next;
 
-		if (next_line(&peek, &l)) {
+		if (line_next(&peek, &l)) {
 			if (starts_headers(l)) {
 				read_headers(&r, &mail, false);
-			} else if (line_starts_with(l, "From ") && next_line(&peek, &next) &&
+			} else if (line_starts_with(l, "From ") && line_next(&peek, &next) &&
 				   header_name_len(next)) {
 				r.pos = next.p;
 				read_headers(&r, &mail, false);
@@ -439,7 +381,7 @@ int patch_header_parse(const char *text, size_t len, struct patch_header *ret)
 	}
 
 	/* In-body headers open the message, after any blank lines. */
-	while (next_line(&r, &l)) {
+	while (line_next(&r, &l)) {
 		if (line_is_blank(l))
 			continue;
 		r.pos = l.p;
@@ -450,7 +392,7 @@ int patch_header_parse(const char *text, size_t len, struct patch_header *ret)
 	fields_override(&mail, &in_body);
 
 	/* The message. */
-	while (next_line(&r, &l)) {
+	while (line_next(&r, &l)) {
 		char sha[PATCH_SHA_MAX + 1];
 
 		if (!first_line.len)
@@ -524,5 +466,5 @@ bool patch_sha_matches(const char *sha, const char *full)
 	if (a < PATCH_SHA_MIN || a > PATCH_SHA_MAX ||
 	    b < PATCH_SHA_MIN || b > PATCH_SHA_MAX)
 		return false;
-	return equal_ci(sha, full, a < b ? a : b);
+	return text_equal_ci(sha, full, a < b ? a : b);
 }

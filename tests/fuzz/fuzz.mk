@@ -23,7 +23,7 @@ fuzz_default_goal := $(.DEFAULT_GOAL)
 FUZZ_SECONDS ?= 60
 # A hang is a finding too: one input taking longer than this fails the run.
 FUZZ_TIMEOUT ?= 25
-FUZZ_TARGETS := series patch_header patch_apply webhook ktap config probe_record
+FUZZ_TARGETS := series patch_header mail patch_apply webhook ktap config probe_record
 
 FUZZ_CC := clang-14
 FUZZ_DIR := build/fuzz
@@ -37,7 +37,8 @@ FUZZ_RUN_FLAGS = -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=$(FUZZ_
 # The sources each target is built from, besides tests/fuzz/<target>_fuzz.c.
 # Built here with clang and the sanitizers, not taken from libgate.a (gcc).
 FUZZ_SRCS_series := gate/parse/series.c gate/basic/strbuf.c gate/basic/xalloc.c
-FUZZ_SRCS_patch_header := gate/parse/patch_header.c gate/parse/mail.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_patch_header := gate/parse/patch_header.c gate/parse/mail.c gate/parse/lines.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_mail := gate/parse/mail.c gate/parse/lines.c gate/parse/patch_header.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_patch_apply := gate/parse/patch.c gate/pipeline/apply.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_webhook := gate/parse/webhook.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_ktap := gate/parse/ktap.c gate/basic/strbuf.c gate/basic/xalloc.c
