@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "basic/sql.h"
 
@@ -12,6 +13,11 @@ int sql_vprepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char
 	*ret_st = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
+	/* a format that does not match the statement would bind garbage from va_arg() */
+	if (sqlite3_bind_parameter_count(st) != (int)strlen(fmt)) {
+		sqlite3_finalize(st);
+		return -EINVAL;
+	}
 	for (int i = 0; fmt[i] && rc == SQLITE_OK; i++) {
 		if (fmt[i] == 'i') {
 			rc = sqlite3_bind_int64(st, i + 1, va_arg(ap, sqlite3_int64));

@@ -19,10 +19,14 @@
 #include <sqlite3.h>
 #include <stdarg.h>
 
-/* Prepare @sql and bind @fmt's parameters into *ret_st (the caller steps and finalizes). 0 or -EIO. */
+/*
+ * Prepare @sql and bind @fmt's parameters into *ret_st (the caller steps
+ * and finalizes). 0, -EIO, or -EINVAL when @fmt does not have one letter
+ * per parameter of @sql (the highest ?NNN for numbered ones).
+ */
 int sql_prepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char *fmt, ...);
 int sql_vprepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char *fmt, va_list ap);
-/* Run @sql once, to completion (no rows). 0, or -EIO (prepare, bind or step failed). */
+/* Run @sql once, to completion (no rows). 0, -EINVAL as above, or -EIO (prepare, bind or step failed). */
 int sql_exec(sqlite3 *db, const char *sql, const char *fmt, ...);
 /* Step @st once and finalize it: 0 when it completed (SQLITE_DONE), else -EIO. */
 int sql_step_done(sqlite3_stmt *st);

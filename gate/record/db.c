@@ -142,7 +142,7 @@ int db_build_put(sqlite3 *db, const struct tree_key *key, bool ok, const char *f
 		 double seconds)
 {
 	return sql_exec(db, "INSERT OR REPLACE INTO build (tree, config, status, first_error, seconds) "
-			"VALUES (?, ?, ?, ?, ?)", "sssd", key->tree, key->config, ok ? "ok" : "failed",
+			"VALUES (?, ?, ?, ?, ?)", "ssssd", key->tree, key->config, ok ? "ok" : "failed",
 			first_error, seconds);
 }
 

@@ -126,11 +126,43 @@ static void test_failed_boot(void **state)
 	db_boot_release(&in);
 }
 
+/* A build put in comes back with its status, first error and time. */
+static void test_build_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf first_error = STRBUF_INIT;
+	sqlite3_stmt *st;
+	bool found, ok;
+
+	assert_int_equal(db_build_get(f->db, &key, &found, &ok, &first_error), 0);
+	assert_false(found);
+	assert_int_equal(db_build_put(f->db, &key, false, "fs/x.c:1:1: error: nope", 12.5), 0);
+	assert_int_equal(db_build_get(f->db, &key, &found, &ok, &first_error), 0);
+	assert_true(found);
+	assert_false(ok);
+	assert_string_equal(first_error.buf, "fs/x.c:1:1: error: nope");
+	assert_int_equal(sqlite3_prepare_v2(f->db, "SELECT seconds FROM build WHERE tree = ?", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, key.tree, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_true(sqlite3_column_double(st, 0) == 12.5);
+	sqlite3_finalize(st);
+
+	strbuf_reset(&first_error);
+	assert_int_equal(db_build_put(f->db, &key, true, NULL, 3.0), 0);
+	assert_int_equal(db_build_get(f->db, &key, &found, &ok, &first_error), 0);
+	assert_true(found);
+	assert_true(ok);
+	assert_string_equal(first_error.buf, "");
+	strbuf_release(&first_error);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_boot_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_boot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_round_trip, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
