@@ -22,7 +22,7 @@ expect_eq "patch does not apply: names the patch and the file" \
 run_suite --patches "$fixtures/missing-file"
 expect_eq "series names a missing file: exit status" 2 "$status"
 expect_contains "series names a missing file: names it" \
-	"0001-absent.patch is named in series but missing" "$err"
+	"0001-absent.patch is named in the series but not in the queue" "$err"
 
 run_suite --patches "$fixtures/build-error"
 expect_eq "build error: exit status" 2 "$status"

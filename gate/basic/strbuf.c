@@ -142,6 +142,30 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 	return r;
 }
 
+int strbuf_write_file(const struct strbuf *sb, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t done = 0;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < sb->len) {
+		ssize_t n = write(fd, sb->buf + done, sb->len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
 void strbuf_rtrim(struct strbuf *sb)
 {
 	while (sb->len > 0 && (sb->buf[sb->len - 1] == ' ' || sb->buf[sb->len - 1] == '\t' ||

@@ -42,6 +42,9 @@ int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Read a whole file; -errno on failure, -E2BIG past the cap. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 
+/* Write @sb as the whole content of @path (created 0644 or truncated); -errno. */
+int strbuf_write_file(const struct strbuf *sb, const char *path);
+
 /* Drop trailing whitespace. */
 void strbuf_rtrim(struct strbuf *sb);
 

@@ -11,8 +11,8 @@
 /*
  * backport-gate prepare [--cache DIR]: extract the packaged tree into the
  * cache and import it as the base commit, if that was not done yet. The
- * gate does this on its own; kernel-tests/run uses it so there is one
- * import, not two.
+ * gate and `boot` do this on their own; this is for a cache made ready
+ * ahead of the first run (a machine's provisioning, a CI image).
  */
 int cmd_prepare(int argc, char **argv)
 {

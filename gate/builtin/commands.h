@@ -11,6 +11,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
+int cmd_boot(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

@@ -14,6 +14,7 @@ static const struct command {
 	{ "report", cmd_report, "print a recorded run's report" },
 	{ "serve", cmd_serve, "the daemon: watch queues, CI webhook, history API and page" },
 	{ "job", cmd_job, "run one queued job (the daemon's worker)" },
+	{ "boot", cmd_boot, "build and boot base plus a series with the suite, print its KTAP" },
 	{ "prepare", cmd_prepare, "extract and import the packaged kernel tree into the cache" },
 	{ "history", cmd_history, "ask the record: a patch's verdicts, a case's runs, open regressions" },
 	{ "export", cmd_export, "write the tree a run keeps (base plus every kept patch) into a folder" },

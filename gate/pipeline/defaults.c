@@ -10,6 +10,7 @@
 
 #include "basic/xalloc.h"
 #include "pipeline/defaults.h"
+#include "pipeline/target.h"
 
 const char *default_cache(void)
 {
@@ -65,15 +66,12 @@ bool suite_top_is_source(const char *top)
 
 char *default_series_dir(void)
 {
-	const char *tarball = getenv("BG_TARBALL") ? getenv("BG_TARBALL")
-						    : "/usr/src/linux-source-6.1.tar.xz";
-	const char *base = strrchr(tarball, '/');
+	struct target t;
 	char *out;
 
-	base = base ? base + 1 : tarball;
-	if (strncmp(base, "linux-source-", 13) == 0)
-		base += 13;
-	out = xasprintf("queue-%.*s", (int)(strstr(base, ".tar") ? strstr(base, ".tar") - base
-								   : (long)strlen(base)), base);
+	target_default(&t);
+	out = t.series_dir;
+	t.series_dir = NULL;
+	target_release(&t);
 	return out;
 }

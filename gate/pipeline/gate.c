@@ -11,7 +11,7 @@
 #include "parse/ktap.h"
 #include "pipeline/gate.h"
 #include "pipeline/judge.h"
-#include "pipeline/slots.h"
+#include "pipeline/executor.h"
 #include "record/db.h"
 
 /* What applying patch @index on top of @parent gave; cached per run. */
@@ -50,7 +50,7 @@ struct gate_ctx {
 	struct inputs_memo **inputs;	/* each allocated once: tree_inputs() hands out pointers */
 	size_t n_inputs;
 	const struct judge_patch *jp;	/* set once impact is known */
-	struct build_slots slots;	/* the build directories */
+	struct executor exec;		/* where trees are built and booted */
 	unsigned builds, boots;
 	unsigned same_kernel;		/* sequences answered by an equal kernel */
 };
@@ -216,35 +216,29 @@ static int ensure_built(struct gate_ctx *ctx, const git_oid *commit, const char 
 	enum build_status status;
 	git_oid tree_id;
 	double start;
+	bool built;
 	int r;
 
 	if (git_oid_fromstr(&tree_id, tree_hex) < 0) {
 		strbuf_addf(err, "build: '%s' is not a tree id", tree_hex);
 		return -EINVAL;
 	}
-	if (slots_select_built(&ctx->slots, &tree_id)) {
+	start = now_seconds();
+	r = executor_build(&ctx->exec, commit, &tree_id, &built, &status, first_error, err);
+	if (built)
+		ctx->builds++;
+	if (r < 0)
+		return r;
+	*ret_ok = status == BUILD_OK;
+	if (!built) {
 		const struct strlist *known;
 
-		/* built before, perhaps by another run or kernel-tests/run */
-		*ret_ok = true;
+		/* built before, perhaps by another run or `backport-gate boot` */
 		r = tree_inputs(ctx, key, &known, err);
 		if (r == 0 && !known)
 			r = record_inputs(ctx, key, err);
 		return r;
 	}
-	r = slots_prepare(&ctx->slots, commit, &tree_id, err);
-	if (r < 0)
-		return r;
-	fprintf(stderr, "# building tree %.12s in %s\n", tree_hex, ctx->env->build);
-	start = now_seconds();
-	r = kernel_build(ctx->env, &status, first_error, err);
-	ctx->builds++;
-	if (r < 0)
-		return r;
-	*ret_ok = status == BUILD_OK;
-	r = slots_finish(&ctx->slots, *ret_ok, err);
-	if (r < 0)
-		return r;
 	if (db_build_put(ctx->db, key, *ret_ok, *ret_ok ? NULL : first_error->buf,
 			 now_seconds() - start) < 0)
 		return db_error(ctx->db, "recording a build", err);
@@ -261,7 +255,7 @@ static int boot(struct gate_ctx *ctx, const struct tree_key *key, struct judge_e
 	int r;
 
 	fprintf(stderr, "# booting tree %.12s\n", key->tree);
-	r = kernel_boot(ctx->env, &console, &status, &e->boot_evidence, err);
+	r = executor_boot(&ctx->exec, &console, &status, &e->boot_evidence, err);
 	ctx->boots++;
 	if (r < 0)
 		goto out;
@@ -429,7 +423,7 @@ static int evaluate_same_kernel(struct gate_ctx *ctx, const size_t *subset, size
 	key.suite = ctx->env->suite_version;
 	r = tree_inputs(ctx, &key, &inputs, err);
 	if (r == 0 && !inputs && git_oid_fromstr(&tree_id, tree_hex) == 0 &&
-	    slots_select_built(&ctx->slots, &tree_id)) {
+	    slots_select_built(&ctx->exec.slots, &tree_id)) {
 		r = record_inputs(ctx, &key, err);
 		if (r == 0)
 			r = tree_inputs(ctx, &key, &inputs, err);
@@ -767,7 +761,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		goto out;
 	}
 	run_id = sqlite3_last_insert_rowid(db);
-	r = slots_open(&ctx.slots, env, tree, err);
+	r = executor_open(&ctx.exec, env, tree, err);
 	if (r < 0)
 		goto out;
 
@@ -965,7 +959,7 @@ out:
 		eval_free(ctx.all_evals[i]);
 	free(ctx.all_evals);
 	free(ctx.evals);
-	slots_close(&ctx.slots);
+	executor_close(&ctx.exec);
 	judge_result_release(&result);
 	free(jp);
 	free(outcomes);

@@ -12,6 +12,7 @@
 
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
+#include "pipeline/build.h"
 #include "pipeline/slots.h"
 
 #define COST_EMPTY UINT_MAX	/* an empty slot: everything is compiled */

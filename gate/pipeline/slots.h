@@ -10,17 +10,17 @@
  * succeed leaves the old and the new ids and a last line "-", since its
  * objects are then a mixture. A slot holding files but no readable stamp
  * is emptied before use. Every build runs in <cache>/linux-<version>/build
- * (env->build, shared with kernel-tests/run); the other slots are parked
+ * (env->build); the other slots are parked
  * as build-1, build-2, ... and swapped in by renaming, so the absolute
  * paths a build records stay true.
  *
- * make trusts timestamps, and the source tree is shared, so every builder
- * keeps one rule before building tree T in slot S: each file that differs
- * between T and a tree in S's stamp gets the current time. The gate also
- * sets every other file to SLOT_OLD_MTIME, older than any object, which
- * undoes what a checkout for another slot wrote: that file's content is
- * what S's objects were built from. kernel-tests/run keeps only the first
- * half (it makes files newer, which costs rebuilds, never correctness).
+ * make trusts timestamps, and the source tree is shared, so before
+ * building tree T in slot S each file that differs between T and a tree
+ * in S's stamp gets the current time, and every other file gets
+ * SLOT_OLD_MTIME, older than any object, which undoes what a checkout for
+ * another slot wrote: that file's content is what S's objects were built
+ * from. Every builder goes through here (executor.h: the gate's runs and
+ * `backport-gate boot`, which kernel-tests/run wraps).
  *
  * Choosing: the slot whose stamp is closest to T, by the number of objects
  * the differing files reach (each file weighs the number of the build's

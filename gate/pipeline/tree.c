@@ -167,6 +167,47 @@ int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct str
 	return import(tree, env, err);
 }
 
+int tree_open_shared(struct kernel_tree *tree, const struct kernel_tree *base, const char *dir,
+		     struct strbuf *err)
+{
+	const char *objects = git_repository_path(base->repo);
+	char *alternates = xasprintf("%s/.git/objects/info/alternates", dir);
+	struct strbuf want = STRBUF_INIT, have = STRBUF_INIT;
+	int r = 0;
+
+	memset(tree, 0, sizeof(*tree));
+	git_oid_cpy(&tree->base, &base->base);
+	tree->workdir = xstrdup(dir);
+	strbuf_addf(&want, "%sobjects\n", objects);
+	if (git_repository_init(&tree->repo, dir, false) < 0) {
+		git_error_add(err, dir);
+		r = -EIO;
+		goto out;
+	}
+	strbuf_read_file(&have, alternates);
+	if (strcmp(have.buf, want.buf) != 0) {
+		r = strbuf_write_file(&want, alternates);
+		if (r < 0) {
+			strbuf_addf(err, "tree: cannot write %s: %s", alternates, strerror(-r));
+			goto out;
+		}
+		/* reopened, so that its object database reads the alternate */
+		git_repository_free(tree->repo);
+		tree->repo = NULL;
+		if (git_repository_open(&tree->repo, dir) < 0) {
+			git_error_add(err, dir);
+			r = -EIO;
+		}
+	}
+out:
+	if (r < 0)
+		tree_close(tree);
+	strbuf_release(&want);
+	strbuf_release(&have);
+	free(alternates);
+	return r;
+}
+
 void tree_close(struct kernel_tree *tree)
 {
 	git_index_free(tree->index);

@@ -36,6 +36,17 @@ int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct str
 void tree_close(struct kernel_tree *tree);
 
 /*
+ * Open (creating it the first time) a second repository whose working
+ * tree is @dir and which reads @base's objects (git's "alternates", as
+ * `git clone --shared` makes): every commit of @base can be checked out
+ * into @dir with tree_checkout(), which keeps @dir's own index and
+ * HEAD, and nothing of @base's working tree, index or HEAD is touched.
+ * 0, or -errno with a message in @err.
+ */
+int tree_open_shared(struct kernel_tree *tree, const struct kernel_tree *base, const char *dir,
+		     struct strbuf *err);
+
+/*
  * Apply @patch on top of commit @parent. On APPLY_CLEAN or APPLY_OFFSET a
  * commit with @message is created and returned in @ret_commit; on
  * APPLY_ALREADY @ret_commit is @parent; on APPLY_FAILED it is untouched.

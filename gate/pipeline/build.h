@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * build: configure and build the test kernel from what is checked out in
+ * env->src, into env->build, and read back what the build used.
+ *
+ *   kernel_build()       tinyconfig + fragment (when it changed), bzImage
+ *   kernel_clean()       make clean (the naive strategy, before each build)
+ *   kernel_used_files()  every tree file the last build read
+ *   kernel_used_counts() the same, with how many objects read each
+ */
+#ifndef GATE_BUILD_H
+#define GATE_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/strbuf.h"
+#include "basic/strlist.h"
+#include "pipeline/kernel.h"
+
+enum build_status {
+	BUILD_OK,
+	BUILD_FAILED,		/* the tree does not compile: @first_error says where */
+};
+
+/*
+ * Build bzImage from what is checked out in env->src. Returns 0 with
+ * *ret_status set, or -errno for an infrastructure failure (message in
+ * @err): make missing, disk full, a timeout.
+ */
+int kernel_build(struct kernel_env *env, enum build_status *ret_status,
+		 struct strbuf *first_error, struct strbuf *err);
+
+/* make clean in env->build. 0, or -errno with a message in @err. */
+int kernel_clean(struct kernel_env *env, struct strbuf *err);
+
+/*
+ * Append to @ret_files the tree-relative paths of every file the last
+ * build read (sources, headers, linker scripts), from the build's .cmd
+ * files, sorted.
+ */
+int kernel_used_files(struct kernel_env *env, struct strlist *ret_files);
+
+/*
+ * The same for the build directory @build, with @ret_counts[i] (unless
+ * NULL): how many of its .cmd files (one per object or generated file)
+ * name @ret_files[i], a rough count of what a change to it recompiles.
+ * The caller frees @ret_counts too.
+ */
+int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_files,
+		       unsigned **ret_counts, size_t *ret_n);
+
+/* true for a build rule or configuration file (Kconfig*, Makefile*, Kbuild*). */
+bool kernel_path_is_rule(const char *path);
+
+/*
+ * true when a change to @path can change the test kernel. @used: sorted,
+ * as kernel_used_files() gives it.
+ */
+bool kernel_path_exercised(const struct strlist *used, const char *path);
+
+#endif
