@@ -101,8 +101,9 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 		json_decref(report);
 		return;
 	}
-	strbuf_addf(out, "<p class=\"verdict %s\">Run <a href=\"/api/runs/%lld\">%lld</a> on ",
-		    verdict ? verdict : "error",
+	strbuf_adds(out, "<p class=\"verdict ");
+	esc(out, verdict ? verdict : "error");
+	strbuf_addf(out, "\">Run <a href=\"/api/runs/%lld\">%lld</a> on ",
 		    (long long)json_integer_value(json_object_get(report, "run")),
 		    (long long)json_integer_value(json_object_get(report, "run")));
 	esc(out, json_string_value(json_object_get(report, "base")));
@@ -122,7 +123,9 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 		json_t *c;
 		size_t k;
 
-		strbuf_addf(out, "<tr class=\"%s\"><td><a href=\"/api/patches/", status ? status : "");
+		strbuf_adds(out, "<tr class=\"");
+		esc(out, status);
+		strbuf_adds(out, "\"><td><a href=\"/api/patches/");
 		url_segment(out, json_string_value(json_object_get(p, "name")));
 		strbuf_adds(out, "\">");
 		esc(out, json_string_value(json_object_get(p, "name")));

@@ -207,8 +207,12 @@ int jobs_worker_failed(sqlite3 *db, int64_t job)
 
 int jobs_interrupted(sqlite3 *db, int64_t job)
 {
-	return sql_exec(db, "UPDATE job SET state = 'queued' WHERE id = ? AND state = 'running'", "i",
-			(sqlite3_int64)job);
+	/*
+	 * No started_at, as jobs_recover() leaves it: the attempt did not
+	 * fail, so jobs_next_queued() must not wait 30 s after its start.
+	 */
+	return sql_exec(db, "UPDATE job SET state = 'queued', started_at = NULL "
+			"WHERE id = ? AND state = 'running'", "i", (sqlite3_int64)job);
 }
 
 int jobs_recover(sqlite3 *db)

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jobs: the daemon's job rows in a real database. A job is queued,
+ * superseded by a newer one while it waits, running with one attempt
+ * more each start, queued again after a failed attempt (30 s later) or an
+ * interruption (at once), failed after JOBS_MAX_ATTEMPTS, done with its
+ * run and its notifications in the outbox; the oldest queued job runs
+ * next; at start, every job left running is queued again.
+ *
+ * Jobs are read back through jobs_get_json(), as /api/jobs shows them.
+ * What the header keeps out of it (the 30 s wait, the run and outbox rows)
+ * is set up or read with plain SQL on db.h's schema.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "record/db.h"
+#include "record/jobs.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+	sqlite3 *db;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct strbuf err = STRBUF_INIT;
+
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/jobs_test.XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
+	if (db_open(f->path, &f->db, &err) < 0) {
+		fprintf(stderr, "db_open: %s\n", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[160];
+
+	db_close(f->db);
+	unlink(f->path);
+	snprintf(path, sizeof(path), "%s-wal", f->path);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", f->path);
+	unlink(path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static int64_t enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
+		       bool *ret_duplicate)
+{
+	struct strbuf err = STRBUF_INIT;
+	bool duplicate = true;
+	int64_t job = 0;
+	int r = jobs_enqueue(db, queue, trigger, delivery, &job, &duplicate, &err);
+
+	if (r != 0)
+		fail_msg("jobs_enqueue(%s): %d: %s", queue, r, err.buf);
+	strbuf_release(&err);
+	if (ret_duplicate)
+		*ret_duplicate = duplicate;
+	else
+		assert_false(duplicate);
+	assert_true(job > 0);
+	return job;
+}
+
+static int64_t next_queued(sqlite3 *db)
+{
+	int64_t job = -1;
+
+	assert_int_equal(jobs_next_queued(db, &job), 0);
+	return job;
+}
+
+/* One field of the job as /api/jobs/ID shows it: strings as they are, numbers in decimal. */
+static const char *field(sqlite3 *db, int64_t job, const char *key)
+{
+	static char buf[256];
+	json_t *o = jobs_get_json(db, job), *v;
+
+	if (!o)
+		fail_msg("job %lld: jobs_get_json found none", (long long)job);
+	v = json_object_get(o, key);
+	if (json_is_string(v))
+		snprintf(buf, sizeof(buf), "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+	else if (json_is_null(v))
+		snprintf(buf, sizeof(buf), "(null)");
+	else
+		fail_msg("job %lld: no \"%s\" in its JSON", (long long)job, key);
+	json_decref(o);
+	return buf;
+}
+
+#define assert_field(db, job, key, want) assert_string_equal(field(db, job, key), want)
+
+/* The clock moved on: the job's attempt started and ended @seconds earlier. */
+static void age(sqlite3 *db, int64_t job, int seconds)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "UPDATE job SET "
+		 "started_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', started_at, '-%d seconds'), "
+		 "finished_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', finished_at, '-%d seconds') "
+		 "WHERE id = %lld", seconds, seconds, (long long)job);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* A snapshot and a run of it with @verdict (as gate_run records one); its id. */
+static int64_t add_run(sqlite3 *db, const char *hash, const char *verdict)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO snapshot (queue, source, content_hash) "
+		 "VALUES ('6.1', '/q', '%s'); INSERT INTO run (snapshot_id, base, suite, verdict) "
+		 "VALUES ((SELECT id FROM snapshot WHERE content_hash = '%s'), '6.1.192', 's', '%s')",
+		 hash, hash, verdict);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	return sqlite3_last_insert_rowid(db);
+}
+
+/* The first column of the first row of @sql, as text ("(null)" for NULL, "" for no row). */
+static const char *query(sqlite3 *db, const char *sql)
+{
+	static char buf[256];
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	buf[0] = '\0';
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(buf, sizeof(buf), "%s", sqlite3_column_text(st, 0) ?
+			 (const char *)sqlite3_column_text(st, 0) : "(null)");
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static void test_enqueue(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	bool pending = true;
+	char *queue = NULL;
+	int64_t job;
+
+	assert_int_equal(next_queued(f->db), 0);
+	assert_int_equal(jobs_queue_pending(f->db, "6.1", &pending), 0);
+	assert_false(pending);
+
+	job = enqueue(f->db, "6.1", "webhook", NULL, NULL);
+	assert_field(f->db, job, "queue", "6.1");
+	assert_field(f->db, job, "trigger", "webhook");
+	assert_field(f->db, job, "state", "queued");
+	assert_field(f->db, job, "attempts", "0");
+	assert_field(f->db, job, "run", "(null)");
+	assert_field(f->db, job, "error", "(null)");
+	assert_int_equal(jobs_queue_pending(f->db, "6.1", &pending), 0);
+	assert_true(pending);
+	assert_int_equal(jobs_queue_pending(f->db, "5.15", &pending), 0);
+	assert_false(pending);
+
+	assert_int_equal(jobs_get_queue(f->db, job, &queue, &err), 0);
+	assert_string_equal(queue, "6.1");
+	free(queue);
+	assert_int_equal(jobs_get_queue(f->db, job + 100, &queue, &err), 0);
+	assert_null(queue);
+	assert_null(jobs_get_json(f->db, job + 100));
+	assert_int_equal(next_queued(f->db), job);
+	strbuf_release(&err);
+}
+
+/* A newer job supersedes one still waiting for the same queue, not a running one nor another queue's. */
+static void test_supersede(void **state)
+{
+	struct fixture *f = *state;
+	int64_t a1, b1, a2, a3;
+
+	a1 = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	b1 = enqueue(f->db, "5.15", "poll", NULL, NULL);
+	a2 = enqueue(f->db, "6.1", "webhook", NULL, NULL);
+	assert_field(f->db, a1, "state", "superseded");
+	assert_field(f->db, b1, "state", "queued");
+	assert_field(f->db, a2, "state", "queued");
+	/* the oldest queued job runs first: 5.15's, then 6.1's newer one */
+	assert_int_equal(next_queued(f->db), b1);
+	assert_int_equal(jobs_start(f->db, b1), 0);
+	assert_int_equal(next_queued(f->db), a2);
+
+	assert_int_equal(jobs_start(f->db, a2), 0);
+	a3 = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	assert_field(f->db, a2, "state", "running");
+	assert_field(f->db, a3, "state", "queued");
+	assert_int_equal(next_queued(f->db), a3);
+}
+
+/* A webhook delivery seen before gives its job back, and queues nothing. */
+static void test_duplicate_delivery(void **state)
+{
+	struct fixture *f = *state;
+	bool duplicate = true;
+	int64_t job, again, other;
+
+	job = enqueue(f->db, "6.1", "webhook", "d-1", &duplicate);
+	assert_false(duplicate);
+	again = enqueue(f->db, "6.1", "webhook", "d-1", &duplicate);
+	assert_true(duplicate);
+	assert_int_equal(again, job);
+	assert_field(f->db, job, "state", "queued");	/* not superseded by itself */
+	assert_int_equal(next_queued(f->db), job);
+	/* still a duplicate once the job has run */
+	assert_int_equal(jobs_start(f->db, job), 0);
+	again = enqueue(f->db, "6.1", "webhook", "d-1", &duplicate);
+	assert_true(duplicate);
+	assert_int_equal(again, job);
+	assert_int_equal(next_queued(f->db), 0);
+
+	other = enqueue(f->db, "6.1", "webhook", "d-2", &duplicate);
+	assert_false(duplicate);
+	assert_true(other > job);
+}
+
+static void test_start(void **state)
+{
+	struct fixture *f = *state;
+	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	bool pending = false;
+
+	assert_int_equal(jobs_set_error(f->db, job, "fetch failed"), 0);
+	assert_field(f->db, job, "error", "fetch failed");
+	assert_int_equal(jobs_start(f->db, job), 0);
+	assert_field(f->db, job, "state", "running");
+	assert_field(f->db, job, "attempts", "1");
+	assert_field(f->db, job, "error", "(null)");
+	assert_string_not_equal(field(f->db, job, "started_at"), "(null)");
+	/* running: not next, but still pending for its queue */
+	assert_int_equal(next_queued(f->db), 0);
+	assert_int_equal(jobs_queue_pending(f->db, "6.1", &pending), 0);
+	assert_true(pending);
+
+	/* no such job */
+	assert_int_equal(jobs_start(f->db, job + 1), -ENOENT);
+	assert_int_equal(jobs_requeue(f->db, job + 1), -ENOENT);
+	assert_int_equal(jobs_set_error(f->db, job + 1, "x"), -ENOENT);
+	assert_int_equal(jobs_set_snapshot(f->db, job + 1, "h", NULL), -ENOENT);
+	assert_string_equal(jobs_strerror(f->db, -ENOENT), "no such job");
+}
+
+/* Each failed attempt counts; after JOBS_MAX_ATTEMPTS the job fails, and waits 30 s between. */
+static void test_retries(void **state)
+{
+	struct fixture *f = *state;
+	int64_t job = enqueue(f->db, "6.1", "webhook", NULL, NULL);
+	bool pending = true;
+	char want[16];
+
+	for (int attempt = 1; attempt <= JOBS_MAX_ATTEMPTS; attempt++) {
+		assert_int_equal(next_queued(f->db), job);
+		assert_int_equal(jobs_start(f->db, job), 0);
+		snprintf(want, sizeof(want), "%d", attempt);
+		assert_field(f->db, job, "attempts", want);
+		if (attempt == 2)
+			assert_int_equal(jobs_set_error(f->db, job, "build: no space left"), 0);
+		assert_int_equal(jobs_worker_failed(f->db, job), 0);
+		/* the worker's own reason is kept; else a generic one */
+		assert_field(f->db, job, "error", attempt == 2 ? "build: no space left" :
+			     "the worker ended without a verdict");
+		if (attempt < JOBS_MAX_ATTEMPTS) {
+			assert_field(f->db, job, "state", "queued");
+			/* not again at once: 30 s from the attempt's end */
+			assert_int_equal(next_queued(f->db), 0);
+			age(f->db, job, 25);
+			assert_int_equal(next_queued(f->db), 0);
+			age(f->db, job, 6);
+		}
+	}
+	assert_field(f->db, job, "state", "failed");
+	assert_field(f->db, job, "attempts", "3");
+	age(f->db, job, 60);
+	assert_int_equal(next_queued(f->db), 0);
+	assert_int_equal(jobs_queue_pending(f->db, "6.1", &pending), 0);
+	assert_false(pending);
+
+	/* a job no longer running is left as it is */
+	assert_int_equal(jobs_worker_failed(f->db, job), 0);
+	assert_field(f->db, job, "state", "failed");
+	assert_int_equal(jobs_interrupted(f->db, job), 0);
+	assert_field(f->db, job, "state", "failed");
+}
+
+/* A waiting retry does not hold up another queue's job. */
+static void test_retry_waits_behind(void **state)
+{
+	struct fixture *f = *state;
+	int64_t a = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	int64_t b = enqueue(f->db, "5.15", "poll", NULL, NULL);
+
+	assert_int_equal(jobs_start(f->db, a), 0);
+	assert_int_equal(jobs_worker_failed(f->db, a), 0);
+	assert_int_equal(next_queued(f->db), b);
+	assert_int_equal(jobs_start(f->db, b), 0);
+	assert_int_equal(next_queued(f->db), 0);
+	age(f->db, a, 31);
+	assert_int_equal(next_queued(f->db), a);
+}
+
+/* A worker that could not be started: queued again, the attempt counted. */
+static void test_requeue(void **state)
+{
+	struct fixture *f = *state;
+	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
+
+	assert_int_equal(jobs_start(f->db, job), 0);
+	assert_int_equal(jobs_requeue(f->db, job), 0);
+	assert_field(f->db, job, "state", "queued");
+	assert_field(f->db, job, "attempts", "1");
+	age(f->db, job, 31);
+	assert_int_equal(next_queued(f->db), job);
+	assert_int_equal(jobs_start(f->db, job), 0);
+	assert_field(f->db, job, "attempts", "2");
+}
+
+/* The daemon stops under a running job: it is queued again and runs first after the restart. */
+static void test_interrupted(void **state)
+{
+	struct fixture *f = *state;
+	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	int64_t later;
+
+	assert_int_equal(jobs_start(f->db, job), 0);
+	later = enqueue(f->db, "5.15", "poll", NULL, NULL);
+	assert_int_equal(jobs_interrupted(f->db, job), 0);
+	assert_field(f->db, job, "state", "queued");
+	assert_field(f->db, job, "error", "(null)");
+	/* no failed attempt to wait after: it is next, before the later job */
+	assert_int_equal(jobs_recover(f->db), 0);
+	assert_int_equal(next_queued(f->db), job);
+	(void)later;
+}
+
+/* At start, every job still running was interrupted: queued again at once, its run ended as an error. */
+static void test_recover(void **state)
+{
+	struct fixture *f = *state;
+	int64_t a = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	int64_t b = enqueue(f->db, "5.15", "poll", NULL, NULL);
+	int64_t c = enqueue(f->db, "4.19", "poll", NULL, NULL);
+	int64_t running_run, done_run;
+	char sql[128];
+
+	assert_int_equal(jobs_start(f->db, a), 0);
+	assert_int_equal(jobs_start(f->db, b), 0);
+	running_run = add_run(f->db, "h1", "running");
+	done_run = add_run(f->db, "h2", "pass");
+	assert_int_equal(jobs_recover(f->db), 0);
+	assert_field(f->db, a, "state", "queued");
+	assert_field(f->db, b, "state", "queued");
+	assert_field(f->db, c, "state", "queued");
+	/* attempts are kept: an interrupted attempt was an attempt */
+	assert_field(f->db, a, "attempts", "1");
+	/* they run at once, oldest first */
+	assert_int_equal(next_queued(f->db), a);
+	assert_int_equal(jobs_start(f->db, a), 0);
+	assert_int_equal(next_queued(f->db), b);
+
+	snprintf(sql, sizeof(sql), "SELECT verdict || ': ' || error FROM run WHERE id = %lld",
+		 (long long)running_run);
+	assert_string_equal(query(f->db, sql),
+			    "error: interrupted: the daemon or its worker was killed");
+	snprintf(sql, sizeof(sql), "SELECT verdict FROM run WHERE id = %lld", (long long)done_run);
+	assert_string_equal(query(f->db, sql), "pass");
+	/* nothing running: nothing to do */
+	assert_int_equal(jobs_recover(f->db), 0);
+}
+
+/* Done with its run, its notifications in the outbox; the same snapshot later is done with that run. */
+static void test_done(void **state)
+{
+	struct fixture *f = *state;
+	char url1[] = "http://127.0.0.1:9/a", url2[] = "http://127.0.0.1:9/b";
+	struct queue_config q = { .name = "6.1", .notify = { url1, url2 }, .n_notify = 2 };
+	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	int64_t run, later, earlier_run = -1;
+	json_t *report;
+	char sql[160];
+
+	assert_int_equal(jobs_start(f->db, job), 0);
+	assert_int_equal(jobs_set_snapshot(f->db, job, "hash-1", NULL), 0);
+	assert_field(f->db, job, "snapshot", "hash-1");
+	assert_int_equal(jobs_set_error(f->db, job, "first boot timed out"), 0);
+	run = add_run(f->db, "hash-1", "pass");
+	report = json_pack("{s:I, s:s, s:s}", "run", (json_int_t)run, "queue", "6.1", "verdict", "pass");
+	assert_int_equal(jobs_record_done(f->db, &q, job, report), 0);
+	assert_field(f->db, job, "state", "done");
+	assert_field(f->db, job, "error", "(null)");
+	assert_int_equal(strtoll(field(f->db, job, "run"), NULL, 10), run);
+	assert_string_not_equal(field(f->db, job, "finished_at"), "(null)");
+	snprintf(sql, sizeof(sql), "SELECT group_concat(url || ' ' || state, ', ') FROM "
+		 "(SELECT * FROM outbox WHERE run_id = %lld ORDER BY url)", (long long)run);
+	assert_string_equal(query(f->db, sql), "http://127.0.0.1:9/a pending, http://127.0.0.1:9/b pending");
+	snprintf(sql, sizeof(sql), "SELECT body FROM outbox WHERE run_id = %lld", (long long)run);
+	assert_non_null(strstr(query(f->db, sql), "\"verdict\":\"pass\""));
+
+	/* a later job that reads the same snapshot: already gated, by that run */
+	later = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	assert_int_equal(jobs_start(f->db, later), 0);
+	assert_int_equal(jobs_already_gated(f->db, "6.1", "hash-1", later, &earlier_run), 0);
+	assert_int_equal(earlier_run, run);
+	/* not for another snapshot, another queue, or the job itself */
+	assert_int_equal(jobs_already_gated(f->db, "6.1", "hash-2", later, &earlier_run), 0);
+	assert_int_equal(earlier_run, 0);
+	assert_int_equal(jobs_already_gated(f->db, "5.15", "hash-1", later, &earlier_run), 0);
+	assert_int_equal(earlier_run, 0);
+	assert_int_equal(jobs_already_gated(f->db, "6.1", "hash-1", job, &earlier_run), 0);
+	assert_int_equal(earlier_run, 0);
+	assert_int_equal(jobs_done_as(f->db, later, run), 0);
+	assert_field(f->db, later, "state", "done");
+	assert_field(f->db, later, "error", "snapshot already gated");
+	assert_int_equal(strtoll(field(f->db, later, "run"), NULL, 10), run);
+	json_decref(report);
+}
+
+/* Done and notified together or not at all: a job that is not there queues no notification. */
+static void test_done_all_or_nothing(void **state)
+{
+	struct fixture *f = *state;
+	char url[] = "http://127.0.0.1:9/a";
+	struct queue_config q = { .name = "6.1", .notify = { url }, .n_notify = 1 };
+	int64_t run = add_run(f->db, "hash-1", "drop");
+	json_t *report = json_pack("{s:I}", "run", (json_int_t)run);
+
+	assert_int_equal(jobs_record_done(f->db, &q, 42, report), -ENOENT);
+	assert_string_equal(query(f->db, "SELECT count(*) FROM outbox"), "0");
+	json_decref(report);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_enqueue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supersede, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_delivery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retry_waits_behind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requeue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interrupted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_done, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_done_all_or_nothing, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
