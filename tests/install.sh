@@ -3,7 +3,8 @@
 # the installed binary as systemd/backport-gate.service does (its
 # ExecStartPre and ExecStart command lines, with the paths moved under
 # DESTDIR and BG_LIBDIR pointing at the installed suite), on loopback, and
-# ask it for /api/runs. No kernel is built.
+# ask it for /api/runs; then boot base with the installed suite. No kernel
+# is built when, as in make check, an earlier test built base.
 . "$(dirname "$0")/lib.bash"
 root=$tmp/root
 unit=$top/systemd/backport-gate.service
@@ -68,3 +69,21 @@ kill -TERM "$daemon" 2>/dev/null
 status=0
 wait "$daemon" || status=$?
 expect_eq "SIGTERM stops it cleanly" 0 "$status"
+
+# The installed gate boots a kernel with the installed suite: base, on the
+# machine's kernel cache (where base is usually built already).
+if [ -n "${BG_CACHE:-}" ]; then
+	kcache=$BG_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+	kcache=$XDG_CACHE_HOME/backport-gate
+else
+	kcache=/var/cache/backport-gate
+fi
+status=0
+env BG_LIBDIR="$lib" "$root/usr/bin/backport-gate" boot --cache "$kcache" \
+	>"$tmp/boot.out" 2>"$tmp/boot.err" || status=$?
+expect_eq "installed: backport-gate boot on base passes" 0 "$status"
+[ "$status" -eq 0 ] || sed 's/^/# /' "$tmp/boot.err" | tail -n 5
+expect_contains "installed: the suite's totals" "# Totals: pass:59 fail:0" "$(cat "$tmp/boot.out")"
+expect_contains "installed: the initramfs holds the installed suite" "file /init $lib/shebang-init " \
+	"$(cat "$kcache/linux-6.1/gate/initramfs.list")"
