@@ -27,6 +27,65 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* The guardian's parent (the gate) died: nothing of the program's group may run on. */
+static void guardian_parent_died(int sig)
+{
+	(void)sig;
+	kill(0, SIGKILL);
+	_exit(128 + SIGKILL);
+}
+
+/*
+ * PR_SET_PDEATHSIG reaches one process, not the program's own children
+ * (make's sub-makes and compilers run on for minutes once the top make is
+ * killed, writing into a build directory the next run has taken over).
+ * So the forked child stays as a guardian of its process group: it forks
+ * the program, which returns here to exec, and waits for it; when the
+ * gate dies first, it kills the whole group. Its exit is the program's:
+ * the same code, or the same signal raised again.
+ */
+static void guard_group(pid_t parent, int err_pipe)
+{
+	struct sigaction sa = { .sa_handler = guardian_parent_died };
+	pid_t pid;
+	int status, sig;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGUSR1);
+	if (getppid() != parent)
+		_exit(127);	/* the parent died before the line above */
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		if (write(err_pipe, &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	if (pid == 0) {
+		signal(SIGUSR1, SIG_DFL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(127);
+		return;		/* the program: on to exec */
+	}
+	close(err_pipe);	/* EOF once the program's exec closes its copy */
+	/* the group's SIGTERM (a deadline) is for the program; its end is ours */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(127);
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	sig = WTERMSIG(status);
+	prctl(PR_SET_PDEATHSIG, 0);
+	signal(sig, SIG_DFL);
+	kill(getpid(), sig);
+	_exit(128 + sig);
+}
+
 /*
  * The child's side, between fork and exec: async-signal-safe calls only,
  * since the daemon forks with the HTTP threads running (a lock another
@@ -46,6 +105,9 @@ static void child_setup(const struct child *c, char *const *envp, pid_t parent, 
 	/* The daemon may block or catch signals; a child starts with a clean slate. */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGCHLD, SIG_DFL);
+	if (!c->fn)
+		guard_group(parent, err_pipe);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);

@@ -10,8 +10,11 @@
  * calls, so several children can run at once; child_run() is start plus
  * finish.
  *
- * Every child runs in its own process group and dies with the gate
- * (PR_SET_PDEATHSIG). Its deadline is timeout_sec after the start: once
+ * Every child runs in its own process group, and the whole group dies
+ * with the gate, kill -9 included: a program runs under a guardian (the
+ * forked child, c->pid, the group's leader) that kills the group when
+ * PR_SET_PDEATHSIG says the gate died, so make's sub-makes and compilers
+ * go too; the guardian exits as the program did. Its deadline is timeout_sec after the start: once
  * a wait sees it pass, the group gets SIGTERM and, 5 s later, SIGKILL.
  * An exec failure comes back through a CLOEXEC pipe, with its errno. A
  * child that ended is always reaped by the call that saw it end, so no

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output/page.h"
+#include "record/jobs.h"
 
 static void esc(struct strbuf *out, const char *s)
 {
@@ -37,55 +38,12 @@ static void url_segment(struct strbuf *out, const char *s)
 	}
 }
 
-static json_t *latest_report(sqlite3 *db, const char *queue, int64_t *ret_job, const char **ret_state)
-{
-	static char state[32];
-	sqlite3_stmt *st;
-	json_t *report = NULL;
-
-	*ret_job = 0;
-	*ret_state = "never gated";
-	/* the latest verdict; a newer job still waiting or running is said below */
-	if (sqlite3_prepare_v2(db, "SELECT job.id, job.state, run.report FROM job JOIN run ON run.id = job.run_id "
-			       "WHERE job.queue = ? AND run.report IS NOT NULL ORDER BY job.id DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*ret_job = sqlite3_column_int64(st, 0);
-		snprintf(state, sizeof(state), "%s", (const char *)sqlite3_column_text(st, 1));
-		*ret_state = state;
-		if (sqlite3_column_text(st, 2))
-			report = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
-	}
-	sqlite3_finalize(st);
-	return report;
-}
-
-static bool job_pending(sqlite3 *db, const char *queue, char state[16])
-{
-	sqlite3_stmt *st;
-	bool pending = false;
-
-	if (sqlite3_prepare_v2(db, "SELECT state FROM job WHERE queue = ? AND state IN ('queued', 'running') "
-			       "ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, queue, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));
-		pending = true;
-	}
-	sqlite3_finalize(st);
-	return pending;
-}
-
 static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbuf *out)
 {
-	char pending_state[16];
-	const char *state;
+	char state[JOBS_STATE_MAX], pending_state[JOBS_STATE_MAX];
 	int64_t job;
-	json_t *report = latest_report(db, q->name, &job, &state), *p;
-	const char *verdict = report ? json_string_value(json_object_get(report, "verdict")) : NULL;
+	json_t *report, *p;
+	const char *verdict;
 	size_t i;
 
 	strbuf_adds(out, "<section class=\"queue\"><h2>");
@@ -93,14 +51,22 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 	strbuf_adds(out, "</h2><p class=\"source\">");
 	esc(out, q->url);
 	strbuf_adds(out, "</p>");
-	if (job_pending(db, q->name, pending_state))
-		strbuf_addf(out, "<p class=\"pending\">A newer job is %s.</p>", pending_state);
-	if (!report) {
-		strbuf_addf(out, "<p class=\"state\">%s%s</p></section>\n", state,
-			    job ? " (latest job has no verdict yet)" : "");
+	if (jobs_latest_report(db, q->name, &job, state, &report) < 0 ||
+	    jobs_pending_state(db, q->name, pending_state) < 0) {
+		strbuf_adds(out, "<p class=\"state\">The record cannot be read: ");
+		esc(out, sqlite3_errmsg(db));
+		strbuf_adds(out, "</p></section>\n");
 		json_decref(report);
 		return;
 	}
+	if (pending_state[0])
+		strbuf_addf(out, "<p class=\"pending\">A newer job is %s.</p>", pending_state);
+	if (!report) {
+		strbuf_addf(out, "<p class=\"state\">%s%s</p></section>\n", job ? state : "never gated",
+			    job ? " (latest job has no verdict yet)" : "");
+		return;
+	}
+	verdict = json_string_value(json_object_get(report, "verdict"));
 	strbuf_adds(out, "<p class=\"verdict ");
 	esc(out, verdict ? verdict : "error");
 	strbuf_addf(out, "\">Run <a href=\"/api/runs/%lld\">%lld</a> on ",

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "basic/sql.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
 #include "pipeline/gate.h"
 #include "pipeline/judge.h"
 #include "pipeline/executor.h"
 #include "record/db.h"
+#include "record/run.h"
 
 /* What applying patch @index on top of @parent gave; cached per run. */
 struct apply_memo {
@@ -583,149 +583,56 @@ static char *base_release(const struct kernel_env *env)
 	return out;
 }
 
-static int record_snapshot(sqlite3 *db, const struct queue_snapshot *snap, sqlite3_int64 *ret_id,
-			   sqlite3_int64 *patch_ids)
+/* What the record keeps of @snap's entries: views into it, @patches the caller's (@snap->n). */
+static void snapshot_view(const struct queue_snapshot *snap, struct run_patch *patches,
+			  struct run_snapshot *ret)
 {
-	sqlite3_stmt *st = NULL;
-	int r = -EIO;
-
-	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO snapshot (queue, source, ref, commit_id, content_hash) "
-			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, snap->queue, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, snap->source, -1, SQLITE_STATIC);
-	if (snap->ref)
-		sqlite3_bind_text(st, 3, snap->ref, -1, SQLITE_STATIC);
-	if (snap->commit[0])
-		sqlite3_bind_text(st, 4, snap->commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, snap->content_hash, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto out;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT id FROM snapshot WHERE queue = ? AND content_hash = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(st, 1, snap->queue, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, snap->content_hash, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW)
-		goto out;
-	*ret_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
 	for (size_t i = 0; i < snap->n; i++) {
 		const struct queue_patch *p = &snap->patches[i];
+		const struct patch_header *h = p->content ? &p->header : NULL;
 
-		if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO patch (snapshot_id, position, name, upstream, "
-				       "subject, author, content_hash, error, date, message_id) "
-				       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-			goto out;
-		sqlite3_bind_int64(st, 1, *ret_id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
-		sqlite3_bind_text(st, 3, p->name, -1, SQLITE_STATIC);
-		if (p->content && p->header.upstream[0])
-			sqlite3_bind_text(st, 4, p->header.upstream, -1, SQLITE_STATIC);
-		if (p->content && p->header.subject)
-			sqlite3_bind_text(st, 5, p->header.subject, -1, SQLITE_STATIC);
-		if (p->content && p->header.author)
-			sqlite3_bind_text(st, 6, p->header.author, -1, SQLITE_STATIC);
-		if (p->hash[0])
-			sqlite3_bind_text(st, 7, p->hash, -1, SQLITE_STATIC);
-		if (p->error)
-			sqlite3_bind_text(st, 8, p->error, -1, SQLITE_STATIC);
-		if (p->content && p->header.date)
-			sqlite3_bind_text(st, 9, p->header.date, -1, SQLITE_STATIC);
-		if (p->content && p->header.message_id)
-			sqlite3_bind_text(st, 10, p->header.message_id, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto out;
-		sqlite3_finalize(st);
-		st = NULL;
-		if (sqlite3_prepare_v2(db, "SELECT id FROM patch WHERE snapshot_id = ? AND position = ?",
-				       -1, &st, NULL) != SQLITE_OK)
-			goto out;
-		sqlite3_bind_int64(st, 1, *ret_id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			goto out;
-		patch_ids[i] = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		st = NULL;
+		patches[i] = (struct run_patch){
+			.name = p->name,
+			.upstream = h && h->upstream[0] ? h->upstream : NULL,
+			.subject = h ? h->subject : NULL,
+			.author = h ? h->author : NULL,
+			.date = h ? h->date : NULL,
+			.message_id = h ? h->message_id : NULL,
+			.content_hash = p->hash[0] ? p->hash : NULL,
+			.error = p->error,
+		};
 	}
-	r = 0;
-out:
-	sqlite3_finalize(st);
-	return r;
+	*ret = (struct run_snapshot){
+		.queue = snap->queue, .source = snap->source, .ref = snap->ref,
+		.commit = snap->commit[0] ? snap->commit : NULL, .content_hash = snap->content_hash,
+		.patches = patches, .n = snap->n,
+	};
 }
 
-/* Everything a verdict writes: one transaction, or nothing. */
-struct run_record {
-	sqlite3_int64 run_id;
-	const struct queue_snapshot *snap;
-	const sqlite3_int64 *patch_ids;
-	const struct apply_outcome *outcomes;
-	const struct judge_result *result;
-	json_t *report;
-	const char *verdict;
-	unsigned builds, boots;
-	double seconds;
-	const char *kept_tree, *kept_commit;
-};
-
-static int record_rows(sqlite3 *db, const struct run_record *rec)
+/* The rows a verdict writes per patch: views into @snap, @outcomes and @result. */
+static struct run_patch_result *patch_results(const struct queue_snapshot *snap,
+					      const struct apply_outcome *outcomes,
+					      const struct judge_result *result)
 {
-	for (size_t i = 0; i < rec->snap->n; i++) {
-		const struct queue_patch *p = &rec->snap->patches[i];
-		const struct patch_verdict *v = &rec->result->verdicts[i];
-		json_t *o = json_array_get(json_object_get(rec->report, "patches"), i);
-		char *regs = json_dumps(json_object_get(o, "regressions"), JSON_COMPACT);
-		char *chg = json_dumps(json_object_get(o, "changes"), JSON_COMPACT);
-		int r;
+	struct run_patch_result *rows = xcalloc(snap->n, sizeof(*rows));
 
-		r = sql_exec(db, "INSERT OR REPLACE INTO apply_result (run_id, patch_id, status, "
-			      "offset_lines, message) VALUES (?, ?, ?, ?, ?)", "iisis", rec->run_id,
-			      rec->patch_ids[i],
-			      p->error ? "refused" : apply_status_name(rec->outcomes[i].status),
-			      (sqlite3_int64)rec->outcomes[i].offset, rec->outcomes[i].message.buf);
-		if (r == 0)
-			r = sql_exec(db, "INSERT OR REPLACE INTO verdict (run_id, patch_id, status, reason, "
-				      "regressions, changes, evidence, steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-				      "iissssss", rec->run_id, rec->patch_ids[i], patch_status_name(v->status),
-				      v->status == PATCH_DROP ? drop_reason_name(v->reason) : NULL, regs, chg,
-				      v->evidence.buf, v->steps.buf);
-		free(regs);
-		free(chg);
-		if (r < 0)
-			return r;
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct patch_verdict *v = &result->verdicts[i];
+
+		rows[i] = (struct run_patch_result){
+			.apply_status = snap->patches[i].error ? "refused"
+					: apply_status_name(outcomes[i].status),
+			.offset = outcomes[i].offset,
+			.apply_message = outcomes[i].message.buf,
+			.status = patch_status_name(v->status),
+			.reason = v->status == PATCH_DROP ? drop_reason_name(v->reason) : NULL,
+			.regressions = &v->regressions,
+			.changes = &v->changes,
+			.evidence = v->evidence.buf,
+			.steps = v->steps.buf,
+		};
 	}
-	return 0;
-}
-
-static int record_verdict(sqlite3 *db, const struct run_record *rec, struct strbuf *err)
-{
-	char *text = json_dumps(rec->report, JSON_COMPACT);
-	int r;
-
-	if (!text)
-		abort();
-	r = db_begin(db);
-	if (r == 0)
-		r = record_rows(db, rec);
-	if (r == 0)
-		r = sql_exec(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
-			      "boots = ?, evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
-			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
-			      "ssiiidssi", rec->verdict, text, (sqlite3_int64)rec->builds,
-			      (sqlite3_int64)rec->boots, (sqlite3_int64)rec->result->evaluations,
-			      rec->seconds, rec->kept_tree, rec->kept_commit, rec->run_id);
-	if (r == 0)
-		r = db_commit(db);
-	if (r < 0) {
-		r = db_error(db, "recording the verdict", err);
-		db_rollback(db);
-	}
-	free(text);
-	return r;
+	return rows;
 }
 
 int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
@@ -735,7 +642,8 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	struct gate_ctx ctx = { .env = env, .tree = tree, .db = db, .snap = snap };
 	struct judge_patch *jp = xcalloc(snap->n, sizeof(*jp));
 	struct apply_outcome *outcomes = xcalloc(snap->n, sizeof(*outcomes));
-	sqlite3_int64 *patch_ids = xcalloc(snap->n, sizeof(*patch_ids));
+	int64_t *patch_ids = xcalloc(snap->n, sizeof(*patch_ids));
+	struct run_patch *snap_rows = xcalloc(snap->n, sizeof(*snap_rows));
 	struct judge_options jopts = { .drop_on_quirk = opts->drop_on_quirk };
 	struct judge_oracle oracle = { evaluate, &ctx };
 	struct judge_result result;
@@ -743,7 +651,8 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	char base_tree[GIT_OID_HEXSZ + 1];
 	char kept_tree[GIT_OID_HEXSZ + 1] = "", kept_commit[GIT_OID_HEXSZ + 1] = "";
 	struct tree_key key;
-	sqlite3_int64 snapshot_id = 0, run_id = 0;
+	struct run_snapshot snap_view;
+	int64_t run_id = 0;
 	json_t *report = NULL, *patches_json, *drop_json;
 	git_oid head = tree->base;
 	const struct strlist *used;
@@ -754,13 +663,10 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 
 	judge_result_init(&result, snap->n);
 	*ret_report = NULL;
-	if (record_snapshot(db, snap, &snapshot_id, patch_ids) < 0 ||
-	    sql_exec(db, "INSERT INTO run (snapshot_id, base, suite, verdict) VALUES (?, ?, ?, 'running')",
-		      "iss", snapshot_id, release, env->suite_version) < 0) {
-		r = db_error(db, "recording the snapshot", err);
+	snapshot_view(snap, snap_rows, &snap_view);
+	r = run_start(db, &snap_view, release, env->suite_version, &run_id, patch_ids, err);
+	if (r < 0)
 		goto out;
-	}
-	run_id = sqlite3_last_insert_rowid(db);
 	r = executor_open(&ctx.exec, env, tree, err);
 	if (r < 0)
 		goto out;
@@ -907,14 +813,16 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	r = 0;
 out:
 	if (run_id && r == 0) {
-		struct run_record rec = {
-			.run_id = run_id, .snap = snap, .patch_ids = patch_ids, .outcomes = outcomes,
-			.result = &result, .report = report, .verdict = any_drop ? "drop" : "pass",
-			.builds = ctx.builds, .boots = ctx.boots, .seconds = now_seconds() - start,
+		struct run_patch_result *rows = patch_results(snap, outcomes, &result);
+		struct run_verdict v = {
+			.run = run_id, .patch_ids = patch_ids, .patches = rows, .n = snap->n,
+			.verdict = any_drop ? "drop" : "pass", .report = report,
+			.stats = { ctx.builds, ctx.boots, result.evaluations, now_seconds() - start },
 			.kept_tree = kept_tree, .kept_commit = kept_commit,
 		};
 
-		r = record_verdict(db, &rec, err);
+		r = run_record_verdict(db, &v, err);
+		free(rows);
 		if (r < 0) {
 			json_decref(report);
 			report = NULL;
@@ -922,7 +830,9 @@ out:
 	}
 	if (run_id && r < 0) {
 		/* no verdict: say why, and record what is known of the run */
-		char *text;
+		struct run_stats stats = { ctx.builds, ctx.boots, result.evaluations,
+					   now_seconds() - start };
+		struct strbuf also = STRBUF_INIT;
 
 		report = json_object();
 		json_object_set_new(report, "run", json_integer(run_id));
@@ -932,15 +842,10 @@ out:
 		json_object_set_new(report, "error", json_string(err->buf));
 		json_object_set_new(report, "patches", json_array());
 		json_object_set_new(report, "drop", json_array());
-		text = json_dumps(report, JSON_COMPACT);
-		if (sql_exec(db, "UPDATE run SET verdict = 'error', error = ?, report = ?, builds = ?, "
-			      "boots = ?, evaluations = ?, seconds = ?, "
-			      "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
-			      "ssiiidi", err->buf, text, (sqlite3_int64)ctx.builds, (sqlite3_int64)ctx.boots,
-			      (sqlite3_int64)result.evaluations, now_seconds() - start, run_id) < 0)
+		if (run_record_error(db, run_id, err->buf, report, &stats, &also) < 0)
 			fprintf(stderr, "backport-gate: run %lld: the error could not be recorded either: %s\n",
-				(long long)run_id, sqlite3_errmsg(db));
-		free(text);
+				(long long)run_id, also.buf);
+		strbuf_release(&also);
 	}
 	*ret_report = report;
 	for (size_t i = 0; i < snap->n; i++)
@@ -964,6 +869,7 @@ out:
 	free(jp);
 	free(outcomes);
 	free(patch_ids);
+	free(snap_rows);
 	free(release);
 	return r;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -111,6 +112,47 @@ static void test_timeout_kills_the_group(void **state)
 	assert_described(&c, &r, "sh timed out after 1 s");
 	strbuf_release(&out);
 	assert_no_children();
+}
+
+/*
+ * The gate killed -9: its child's own children (make's sub-makes) go too,
+ * not only the child PR_SET_PDEATHSIG reaches. A forked "gate" starts
+ * sh, which starts a sleep in the background and waits; the "gate" is
+ * killed; the sleep is gone.
+ */
+static void test_parent_killed_kills_the_group(void **state)
+{
+	int p[2];
+	pid_t gate, grandchild = 0;
+	char buf[32] = "";
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	gate = fork();
+	assert_true(gate >= 0);
+	if (gate == 0) {
+		char cmd[64];
+		const char *argv[] = { "sh", "-c", cmd, NULL };
+		struct child c = { .argv = argv, .keep_output = true };
+
+		close(p[0]);
+		snprintf(cmd, sizeof(cmd), "sleep 100 & echo $! >&%d; wait", p[1]);
+		if (child_start(&c) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	close(p[0]);
+	if (n > 0)
+		grandchild = (pid_t)atoi(buf);
+	kill(gate, SIGKILL);
+	waitpid(gate, NULL, 0);
+	if (grandchild <= 0)
+		fail_msg("expected the sleep's pid from the child, got '%s'", buf);
+	assert_gone(grandchild);
 }
 
 /* A child that ignores SIGTERM gets SIGKILL 5 s later. */
@@ -305,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_killed_by_signal),
 		cmocka_unit_test(test_timeout_kills_the_group),
+		cmocka_unit_test(test_parent_killed_kills_the_group),
 		cmocka_unit_test(test_sigkill_after_the_grace),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_two_at_once_slow_first),
