@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "basic/xalloc.h"
+#include "parse/ktap.h"
+#include "pipeline/oracle.h"
+#include "record/db.h"
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct judge_eval *eval_new(struct oracle *o)
+{
+	struct judge_eval *e = xcalloc(1, sizeof(*e));
+
+	strbuf_init(&e->apply_message, 0);
+	strbuf_init(&e->build_error, 0);
+	strbuf_init(&e->boot_evidence, 0);
+	o->all_evals = xrealloc(o->all_evals, (o->n_all + 1) * sizeof(*o->all_evals));
+	o->all_evals[o->n_all++] = e;
+	return e;
+}
+
+static void eval_free(struct judge_eval *e)
+{
+	strbuf_release(&e->apply_message);
+	strbuf_release(&e->build_error);
+	strbuf_release(&e->boot_evidence);
+	ktap_run_release(&e->ktap);
+	free(e);
+}
+
+int oracle_apply(struct oracle *o, const git_oid *parent, size_t index,
+		 struct apply_memo **ret, struct apply_outcome *outcome_out, struct strbuf *err)
+{
+	const struct queue_patch *p = &o->snap->patches[index];
+	struct apply_outcome outcome;
+	struct apply_memo *m;
+	char *message;
+	int r;
+
+	for (size_t i = 0; i < o->n_applies; i++)
+		if (o->applies[i].index == index && git_oid_equal(&o->applies[i].parent, parent)) {
+			*ret = &o->applies[i];
+			return 0;
+		}
+	memset(&outcome, 0, sizeof(outcome));
+	strbuf_init(&outcome.message, 0);
+	message = xasprintf("%s\n\nqueue %s, patch %zu: %s\n",
+		     p->header.subject ? p->header.subject : p->name, o->snap->queue, index + 1,
+		     p->name);
+	o->applies = xrealloc(o->applies, (o->n_applies + 1) * sizeof(*o->applies));
+	m = &o->applies[o->n_applies];
+	memset(m, 0, sizeof(*m));
+	git_oid_cpy(&m->parent, parent);
+	m->index = index;
+	r = tree_apply(o->tree, parent, &p->parsed, message, &m->commit, &outcome, err);
+	free(message);
+	if (r < 0) {
+		apply_outcome_release(&outcome);
+		return r;
+	}
+	if (outcome.status == APPLY_FAILED) {
+		m->failed = true;
+		m->message = xstrdup(outcome.message.buf);
+		m->file = outcome.file ? xstrdup(outcome.file) : NULL;
+	}
+	o->n_applies++;
+	*ret = m;
+	if (outcome_out)
+		*outcome_out = outcome;
+	else
+		apply_outcome_release(&outcome);
+	return 0;
+}
+
+static struct judge_eval *memo_find(struct oracle *o, const char *tree)
+{
+	for (size_t i = o->n_evals; i-- > 0;)
+		if (strcmp(o->evals[i].tree, tree) == 0)
+			return o->evals[i].eval;
+	return NULL;
+}
+
+static void memo_put(struct oracle *o, const char *tree, struct judge_eval *e)
+{
+	o->evals = xrealloc(o->evals, (o->n_evals + 1) * sizeof(*o->evals));
+	snprintf(o->evals[o->n_evals].tree, sizeof(o->evals[0].tree), "%s", tree);
+	o->evals[o->n_evals].eval = e;
+	o->n_evals++;
+}
+
+static struct strlist *inputs_memo_put(struct oracle *o, const char *tree,
+					struct strlist *set)
+{
+	struct inputs_memo *m;
+
+	o->inputs = xrealloc(o->inputs, (o->n_inputs + 1) * sizeof(*o->inputs));
+	m = xcalloc(1, sizeof(*m));
+	o->inputs[o->n_inputs++] = m;
+	snprintf(m->tree, sizeof(m->tree), "%s", tree);
+	m->set = *set;
+	return &m->set;
+}
+
+/* Read what the build in the build directory (of @key) read, and record it. */
+static int record_inputs(struct oracle *o, const struct tree_key *key, struct strbuf *err)
+{
+	struct strlist set = STRLIST_INIT;
+	struct strbuf text = STRBUF_INIT;
+	int r = kernel_used_files(o->env, &set);
+
+	if (r < 0 || set.n == 0) {
+		strlist_release(&set);
+		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
+			    o->env->build);
+		return r < 0 ? r : -ENOENT;
+	}
+	for (size_t i = 0; i < set.n; i++)
+		strbuf_addf(&text, "%s\n", set.items[i]);
+	inputs_memo_put(o, key->tree, &set);
+	r = db_build_inputs_put(o->db, key, text.buf);
+	strbuf_release(&text);
+	return r < 0 ? db_error(o->db, "recording a build's inputs", err) : 0;
+}
+
+/* The inputs of the built tree @key, or NULL when they are not known. */
+static int tree_inputs(struct oracle *o, const struct tree_key *key,
+		       const struct strlist **ret, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct strlist set = STRLIST_INIT;
+	bool found;
+	int r;
+
+	*ret = NULL;
+	for (size_t i = 0; i < o->n_inputs; i++)
+		if (strcmp(o->inputs[i]->tree, key->tree) == 0) {
+			*ret = &o->inputs[i]->set;
+			return 0;
+		}
+	r = db_build_inputs_get(o->db, key, &found, &text);
+	if (r < 0) {
+		strbuf_release(&text);
+		return db_error(o->db, "reading a build's inputs", err);
+	}
+	if (found) {
+		/* sorted paths, one per line: the form the record keeps */
+		strlist_split_lines(&set, text.buf);
+		*ret = inputs_memo_put(o, key->tree, &set);
+	}
+	strbuf_release(&text);
+	return 0;
+}
+
+/* Check out and build @commit unless the build directory already holds it. */
+static int ensure_built(struct oracle *o, const git_oid *commit, const char *tree_hex,
+			const struct tree_key *key, bool *ret_ok, struct strbuf *first_error,
+			struct strbuf *err)
+{
+	enum build_status status;
+	git_oid tree_id;
+	double start;
+	bool built;
+	int r;
+
+	if (git_oid_fromstr(&tree_id, tree_hex) < 0) {
+		strbuf_addf(err, "build: '%s' is not a tree id", tree_hex);
+		return -EINVAL;
+	}
+	start = now_seconds();
+	r = executor_build(&o->exec, commit, &tree_id, &built, &status, first_error, err);
+	if (built)
+		o->builds++;
+	if (r < 0)
+		return r;
+	*ret_ok = status == BUILD_OK;
+	if (!built) {
+		const struct strlist *known;
+
+		/* built before, perhaps by another run or `backport-gate boot` */
+		r = tree_inputs(o, key, &known, err);
+		if (r == 0 && !known)
+			r = record_inputs(o, key, err);
+		return r;
+	}
+	if (db_build_put(o->db, key, *ret_ok, *ret_ok ? NULL : first_error->buf,
+			 now_seconds() - start) < 0)
+		return db_error(o->db, "recording a build", err);
+	return *ret_ok ? record_inputs(o, key, err) : 0;
+}
+
+static int boot(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
+		struct strbuf *err)
+{
+	struct strbuf console = STRBUF_INIT, ktap_err = STRBUF_INIT;
+	enum boot_status status;
+	struct db_boot record;
+	double start = now_seconds();
+	int r;
+
+	fprintf(stderr, "# booting tree %.12s\n", key->tree);
+	r = executor_boot(&o->exec, &console, &status, &e->boot_evidence, err);
+	o->boots++;
+	if (r < 0)
+		goto out;
+	e->boot_status = status;
+	e->boot_failed = status != BOOT_OK;
+	if (!e->boot_failed && ktap_parse(console.buf, console.len, &e->ktap, &ktap_err) < 0) {
+		e->boot_failed = true;
+		e->boot_status = BOOT_INCOMPLETE;
+		strbuf_addf(&e->boot_evidence, "%s\n", ktap_err.buf);
+	}
+	/* what the record keeps of @e: a view, nothing to release */
+	record = (struct db_boot){ .failed = e->boot_failed, .status = e->boot_status,
+				   .evidence = e->boot_evidence, .ktap = e->ktap };
+	if (db_boot_put(o->db, key, &record, o->env->accel, now_seconds() - start) < 0)
+		r = db_error(o->db, "recording a boot", err);
+out:
+	strbuf_release(&console);
+	strbuf_release(&ktap_err);
+	return r;
+}
+
+/* A recorded boot into @e, which takes over its evidence and results. */
+static void eval_take_boot(struct judge_eval *e, struct db_boot *boot)
+{
+	struct strbuf evidence = e->boot_evidence;
+	struct ktap_run ktap = e->ktap;
+
+	e->boot_failed = boot->failed;
+	e->boot_status = boot->status;
+	e->boot_evidence = boot->evidence;
+	e->ktap = boot->ktap;
+	/* @e's empty ones, for the caller's db_boot_release() */
+	boot->evidence = evidence;
+	boot->ktap = ktap;
+}
+
+static bool patch_touches(const struct patch *p, const char *path)
+{
+	for (size_t f = 0; f < p->n_files; f++)
+		if ((p->files[f].old_path && strcmp(p->files[f].old_path, path) == 0) ||
+		    (p->files[f].new_path && strcmp(p->files[f].new_path, path) == 0))
+			return true;
+	return false;
+}
+
+/*
+ * Patch @subset[@at] (@subset ascending, as every sequence is) applied on
+ * top of every earlier usable patch of the
+ * queue, not on @subset[0..@at): say which of the patches left out of
+ * the sequence change @file (all of them when none does or no file is
+ * named), so a drop names the patch it needed.
+ */
+static void left_out(struct oracle *o, const size_t *subset, size_t at, const char *file,
+		     struct strbuf *out)
+{
+	struct strbuf all = STRBUF_INIT, touching = STRBUF_INIT;
+	size_t k = 0;
+
+	for (size_t i = 0; i < subset[at]; i++) {
+		if (k < at && subset[k] == i) {
+			k++;
+			continue;
+		}
+		if (o->snap->patches[i].error || (o->jp && o->jp[i].unusable))
+			continue;
+		strbuf_addf(&all, "%s%s", all.len ? ", " : "", o->snap->patches[i].name);
+		if (file && patch_touches(&o->snap->patches[i].parsed, file))
+			strbuf_addf(&touching, "%s%s", touching.len ? ", " : "",
+				    o->snap->patches[i].name);
+	}
+	if (touching.len)
+		strbuf_addf(out, " (it needs %s, which changes %s)", touching.buf, file);
+	else if (all.len)
+		strbuf_addf(out, " (without %s)", all.buf);
+	strbuf_release(&all);
+	strbuf_release(&touching);
+}
+
+/*
+ * Apply base + @subset: *ret_commit and @tree_hex, or *ret_failed (an
+ * evaluation saying which patch did not apply).
+ */
+static int sequence_tree(struct oracle *o, const size_t *subset, size_t n, git_oid *ret_commit,
+			 char *tree_hex, struct judge_eval **ret_failed, struct strbuf *err)
+{
+	git_oid commit = o->tree->base;
+	int r;
+
+	*ret_failed = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct apply_memo *m;
+		struct judge_eval *e;
+
+		r = oracle_apply(o, &commit, subset[i], &m, NULL, err);
+		if (r < 0)
+			return r;
+		if (m->failed) {
+			e = eval_new(o);
+			e->apply_failed = true;
+			e->apply_failed_at = subset[i];
+			strbuf_addf(&e->apply_message, "%s", m->message ? m->message : "does not apply");
+			left_out(o, subset, i, m->file, &e->apply_message);
+			*ret_failed = e;
+			return 0;
+		}
+		commit = m->commit;
+	}
+	r = tree_id_hex(o->tree, &commit, tree_hex);
+	if (r < 0) {
+		strbuf_addf(err, "tree: cannot read the tree of a commit");
+		return r;
+	}
+	*ret_commit = commit;
+	return 0;
+}
+
+static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
+		    const struct judge_eval **ret, struct strbuf *err);
+
+bool oracle_reads_none(const struct queue_patch *p, const struct strlist *inputs)
+{
+	for (size_t f = 0; f < p->parsed.n_files; f++) {
+		const struct patch_file *pf = &p->parsed.files[f];
+
+		if (pf->old_path && kernel_path_exercised(inputs, pf->old_path))
+			return false;
+		if (pf->new_path && kernel_path_exercised(inputs, pf->new_path))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * @subset without the not-exercised patches at its end (a prefix of it,
+ * so every patch in it applies exactly as in @subset) makes a kernel;
+ * when that build read none of the files those trailing patches touch,
+ * the whole subset makes the same kernel, and its result is the answer.
+ * 0 when answered, 1 when it cannot tell (build the subset itself), or
+ * -errno.
+ */
+static int evaluate_same_kernel(struct oracle *o, const size_t *subset, size_t n, bool fresh,
+				const struct judge_eval **ret, struct strbuf *err)
+{
+	char tree_hex[GIT_OID_HEXSZ + 1];
+	struct judge_eval *failed;
+	const struct judge_eval *e;
+	const struct strlist *inputs;
+	struct tree_key key;
+	git_oid commit, tree_id;
+	size_t m = n;
+	int r;
+
+	while (m > 0 && !o->jp[subset[m - 1]].exercised)
+		m--;
+	if (m == n)
+		return 1;
+	r = sequence_tree(o, subset, m, &commit, tree_hex, &failed, err);
+	if (r < 0 || failed)
+		return r < 0 ? r : 1;
+	r = evaluate(o, subset, m, fresh, &e, err);
+	if (r < 0 || e->apply_failed || e->build_failed)
+		return r < 0 ? r : 1;
+	key.tree = tree_hex;
+	key.config = o->env->config_stamp;
+	key.suite = o->env->suite_version;
+	r = tree_inputs(o, &key, &inputs, err);
+	if (r == 0 && !inputs && git_oid_fromstr(&tree_id, tree_hex) == 0 &&
+	    slots_select_built(&o->exec.slots, &tree_id)) {
+		r = record_inputs(o, &key, err);
+		if (r == 0)
+			r = tree_inputs(o, &key, &inputs, err);
+	}
+	if (r < 0 || !inputs)
+		return r < 0 ? r : 1;
+	for (size_t i = m; i < n; i++)
+		if (!oracle_reads_none(&o->snap->patches[subset[i]], inputs))
+			return 1;
+	o->same_kernel++;
+	*ret = e;
+	return 0;
+}
+
+static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
+		    const struct judge_eval **ret, struct strbuf *err)
+{
+	struct oracle *o = opaque;
+	char tree_hex[GIT_OID_HEXSZ + 1];
+	struct judge_eval *e;
+	struct db_boot recorded = DB_BOOT_INIT;
+	struct tree_key key;
+	git_oid commit;
+	bool found, ok;
+	int r;
+
+	r = sequence_tree(o, subset, n, &commit, tree_hex, &e, err);
+	if (r < 0)
+		return r;
+	if (e) {
+		*ret = e;
+		return 0;
+	}
+	if (o->jp) {
+		r = evaluate_same_kernel(o, subset, n, fresh, ret, err);
+		if (r <= 0)
+			return r;
+	}
+	if (!fresh && (e = memo_find(o, tree_hex))) {
+		*ret = e;
+		return 0;
+	}
+	key.tree = tree_hex;
+	key.config = o->env->config_stamp;
+	key.suite = o->env->suite_version;
+	e = eval_new(o);
+	r = db_build_get(o->db, &key, &found, &ok, &e->build_error);
+	if (r < 0)
+		return db_error(o->db, "reading builds", err);
+	if (found && !ok) {
+		e->build_failed = true;
+		goto done;
+	}
+	/*
+	 * A boot implies its build, which this database may not have timed:
+	 * a kernel found already built in a slot (by another database's run,
+	 * or kernel-tests/run) is booted and recorded without a build row.
+	 * A fresh boot is the tree's second; a re-gate reuses it too.
+	 */
+	r = db_boot_get(o->db, &key, fresh ? 2 : 1, &found, &recorded);
+	if (r == 0 && found)
+		eval_take_boot(e, &recorded);
+	db_boot_release(&recorded);
+	if (r < 0)
+		return db_error(o->db, "reading boots", err);
+	if (found)
+		goto done;
+	strbuf_reset(&e->build_error);
+	r = ensure_built(o, &commit, tree_hex, &key, &ok, &e->build_error, err);
+	if (r < 0)
+		return r;
+	if (!ok) {
+		e->build_failed = true;
+		goto done;
+	}
+	r = boot(o, &key, e, err);
+	if (r < 0)
+		return r;
+done:
+	memo_put(o, tree_hex, e);
+	*ret = e;
+	return 0;
+}
+
+int oracle_kept_sequence(struct oracle *o, const struct judge_result *result,
+			 char commit_hex[GIT_OID_HEXSZ + 1], char tree_hex[GIT_OID_HEXSZ + 1],
+			 struct strbuf *err)
+{
+	size_t *kept = xcalloc(o->snap->n, sizeof(*kept)), n = 0;
+	struct judge_eval *failed;
+	git_oid commit;
+	int r;
+
+	for (size_t i = 0; i < o->snap->n; i++)
+		if (!o->jp[i].unusable && result->verdicts[i].status != PATCH_DROP)
+			kept[n++] = i;
+	r = sequence_tree(o, kept, n, &commit, tree_hex, &failed, err);
+	if (r == 0 && failed) {
+		strbuf_addf(err, "kept tree: %s does not apply on top of the kept patches: %s",
+			    o->snap->patches[failed->apply_failed_at].name, failed->apply_message.buf);
+		r = -EIO;
+	}
+	if (r == 0)
+		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &commit);
+	free(kept);
+	return r;
+}
+
+
+int oracle_open(struct oracle *o, struct kernel_env *env, struct kernel_tree *tree,
+		sqlite3 *db, const struct queue_snapshot *snap, struct strbuf *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->env = env;
+	o->tree = tree;
+	o->db = db;
+	o->snap = snap;
+	return executor_open(&o->exec, env, tree, err);
+}
+
+void oracle_close(struct oracle *o)
+{
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		strlist_release(&o->inputs[i]->set);
+		free(o->inputs[i]);
+	}
+	free(o->inputs);
+	for (size_t i = 0; i < o->n_applies; i++) {
+		free(o->applies[i].message);
+		free(o->applies[i].file);
+	}
+	free(o->applies);
+	for (size_t i = 0; i < o->n_all; i++)
+		eval_free(o->all_evals[i]);
+	free(o->all_evals);
+	free(o->evals);
+	executor_close(&o->exec);
+	memset(o, 0, sizeof(*o));
+}
+
+int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf *err)
+{
+	char base_tree[GIT_OID_HEXSZ + 1];
+	const struct judge_eval *base_eval;
+	struct tree_key key;
+	int r;
+
+	*ret_used = NULL;
+	r = evaluate(o, NULL, 0, false, &base_eval, err);
+	if (r < 0)
+		return r;
+	key.tree = base_tree;
+	key.config = o->env->config_stamp;
+	key.suite = o->env->suite_version;
+	tree_id_hex(o->tree, &o->tree->base, base_tree);
+	r = tree_inputs(o, &key, ret_used, err);
+	if (r == 0 && !*ret_used) {
+		/* base came from the record without its inputs: build it once to learn them */
+		struct strbuf fe = STRBUF_INIT;
+		bool ok;
+
+		r = ensure_built(o, &o->tree->base, base_tree, &key, &ok, &fe, err);
+		strbuf_release(&fe);
+		if (r == 0)
+			r = tree_inputs(o, &key, ret_used, err);
+		if (r == 0 && !*ret_used) {
+			strbuf_addf(err, "impact: base's build read no files from %s", o->env->src);
+			r = -EIO;
+		}
+	}
+	return r;
+}
+
+struct judge_oracle oracle_judge(struct oracle *o)
+{
+	return (struct judge_oracle){ evaluate, o };
+}

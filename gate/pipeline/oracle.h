@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * oracle: what the judge asks ("base plus these patches: does it apply,
+ * build, boot, and what does the suite say?"), answered for one run of
+ * one queue snapshot, with every memo that keeps the answers cheap:
+ *
+ *  - an apply memo: patch i on top of commit C is applied once per run;
+ *    a sequence is base plus its patches in order, so whether a patch
+ *    applies, and where, is what `git am` would see on that sequence;
+ *  - an evaluation memo per git tree, and the record (a build or boot
+ *    recorded for the same tree, config and suite is not redone);
+ *  - the same-kernel shortcut: a sequence ending in not-exercised
+ *    patches that touch none of the files the build without them read
+ *    makes the same kernel, and gets that answer without a build (the
+ *    sequence without them is a prefix, so no apply result changes);
+ *  - what each build read (its .cmd files), recorded per tree.
+ *
+ * Builds and boots go through the executor (executor.h); every result
+ * goes into the record (record/db.h).
+ */
+#ifndef GATE_ORACLE_H
+#define GATE_ORACLE_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+#include "basic/strbuf.h"
+#include "basic/strlist.h"
+#include "pipeline/executor.h"
+#include "pipeline/judge.h"
+#include "pipeline/kernel.h"
+#include "pipeline/queue.h"
+#include "pipeline/tree.h"
+
+/* What applying patch @index on top of @parent gave; cached per run. */
+struct apply_memo {
+	git_oid parent;
+	size_t index;
+	bool failed;
+	git_oid commit;
+	char *message;
+	char *file;		/* the file that did not apply; NULL when none is named */
+};
+
+/* The inputs of a built tree, once read from the build or the record. */
+struct inputs_memo {
+	char tree[GIT_OID_HEXSZ + 1];
+	struct strlist set;	/* sorted tree-relative paths: what the build read */
+};
+
+/* An evaluated tree, kept for the judge (it holds pointers to these). */
+struct eval_memo {
+	char tree[GIT_OID_HEXSZ + 1];
+	struct judge_eval *eval;
+};
+
+/*
+ * One run's oracle. The memos are its own; a caller reads the counters
+ * and sets @jp, nothing else.
+ */
+struct oracle {
+	struct kernel_env *env;
+	struct kernel_tree *tree;
+	sqlite3 *db;
+	const struct queue_snapshot *snap;
+	struct apply_memo *applies;
+	size_t n_applies;
+	struct eval_memo *evals;
+	size_t n_evals;
+	struct judge_eval **all_evals;	/* every eval made, freed at the end */
+	size_t n_all;
+	struct inputs_memo **inputs;	/* each allocated once: pointers to them are handed out */
+	size_t n_inputs;
+	const struct judge_patch *jp;	/* the caller sets it once impact is known */
+	struct executor exec;		/* where trees are built and booted */
+	unsigned builds, boots;
+	unsigned same_kernel;		/* sequences answered by an equal kernel */
+};
+
+
+/* Ready to answer for @snap on @tree. 0, or -errno with a message in @err. */
+int oracle_open(struct oracle *o, struct kernel_env *env, struct kernel_tree *tree,
+		sqlite3 *db, const struct queue_snapshot *snap, struct strbuf *err);
+void oracle_close(struct oracle *o);
+
+/*
+ * Apply patch @index on top of commit @parent, once per run: *ret is the
+ * memo (->failed, ->message, ->file; ->commit when it applied). The first
+ * time, @outcome_out (unless NULL) gets the applier's outcome, which the
+ * caller then releases. 0, or -errno (repository trouble, @err).
+ */
+int oracle_apply(struct oracle *o, const git_oid *parent, size_t index,
+		 struct apply_memo **ret, struct apply_outcome *outcome_out, struct strbuf *err);
+
+/*
+ * Evaluate base, and set *ret_used to the files its build read (sorted;
+ * the oracle owns them), building base once more when the record has
+ * its result but not its inputs. 0, or -errno with a message in @err.
+ */
+int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf *err);
+
+/* true when no file @p touches is read by a build that read @inputs. */
+bool oracle_reads_none(const struct queue_patch *p, const struct strlist *inputs);
+
+/* The judge's view of @o (judge.h): evaluate a sequence. */
+struct judge_oracle oracle_judge(struct oracle *o);
+
+/*
+ * Base plus every patch @result keeps, in series order: the commit and
+ * tree a maintainer can build. The judge confirmed exactly this sequence,
+ * so its applies are memo hits. 0, or -errno with a message in @err.
+ */
+int oracle_kept_sequence(struct oracle *o, const struct judge_result *result,
+			 char commit_hex[GIT_OID_HEXSZ + 1], char tree_hex[GIT_OID_HEXSZ + 1],
+			 struct strbuf *err);
+
+#endif
