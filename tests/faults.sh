@@ -95,6 +95,188 @@ if [ "${1:-}" = --full-cache ]; then
 	exit 0
 fi
 
+# ---- §6: kill -9 (issue 18): a run is whole or absent ---------------------
+# The real gate is killed -9 while it builds, while it boots, and inside
+# its verdict's and its start's transactions (an LD_PRELOAD shim,
+# tests/tools/stall-sql.c, stops it at a chosen statement; nothing in the
+# gate knows of it). After each kill the database is intact, the run is
+# absent or still 'running' with none of its verdict rows, the program
+# the gate ran (make, QEMU) and its process group are gone, and the next
+# run on the same database ends with the normal verdict. `--kill` runs
+# only this section.
+
+# run_check WHAT DB: the record after a kill.
+run_check() {
+	local what=$1 db=$2
+	expect_eq "$what: integrity_check" ok "$(sqlite3 "$db" 'PRAGMA integrity_check')"
+	# a pass or drop has every patch's verdict and apply_result, its report and its end
+	expect_eq "$what: no finished run with rows missing" 0 "$(sqlite3 "$db" "
+		SELECT COUNT(*) FROM run r WHERE r.verdict IN ('pass', 'drop') AND (
+			r.report IS NULL OR r.finished_at IS NULL OR
+			(SELECT COUNT(*) FROM verdict v WHERE v.run_id = r.id) !=
+				(SELECT COUNT(*) FROM patch p WHERE p.snapshot_id = r.snapshot_id) OR
+			(SELECT COUNT(*) FROM apply_result a WHERE a.run_id = r.id) !=
+				(SELECT COUNT(*) FROM patch p WHERE p.snapshot_id = r.snapshot_id))")"
+	expect_eq "$what: no unfinished run with verdict rows" 0 "$(sqlite3 "$db" "
+		SELECT COUNT(*) FROM run r WHERE r.verdict NOT IN ('pass', 'drop') AND (
+			EXISTS (SELECT 1 FROM verdict v WHERE v.run_id = r.id) OR
+			EXISTS (SELECT 1 FROM apply_result a WHERE a.run_id = r.id))")"
+	echo "# $what: runs $(sqlite3 "$db" "SELECT group_concat(id || ':' || verdict, ' ') FROM run")"
+}
+
+# gone_within SECONDS PGID: 0 once no process of group PGID is left.
+gone_within() {
+	for _ in $(seq $(($1 * 10))); do
+		pgrep -g "$2" >/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# program_of PID PATTERN: the program the gate PID runs whose command line
+# matches PATTERN, and its process group (runcmd.h: a program runs under
+# a guardian, the gate's child and the group's leader): "PID PGID".
+program_of() {
+	local guardian program
+	for guardian in $(pgrep -P "$1"); do
+		program=$(pgrep -P "$guardian" -f "$2" | head -n 1)
+		[ -n "$program" ] && echo "$program $guardian" && return 0
+	done
+	return 1
+}
+
+# kill_at_child WHAT DB PATTERN DELAY: run the gate on $kq with DB, kill -9
+# it DELAY s after it starts a program whose command line matches PATTERN,
+# and check that the program's process group goes with it.
+kill_at_child() {
+	local what=$1 db=$2 pattern=$3 delay=$4 pid child group start t
+	"$gate" run --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+	pid=$!
+	start=$(date +%s)
+	child=
+	# up to 20 minutes: the cache lock may be held by another run, and base may need a build
+	for _ in $(seq 12000); do
+		read -r child group <<<"$(program_of "$pid" "$pattern")"
+		[ -n "$child" ] || ! kill -0 "$pid" 2>/dev/null && break
+		sleep 0.1
+	done
+	if [ -z "$child" ]; then
+		fail "$what: the gate never started '$pattern' (exit: $(tail -n 1 "$tmp/kill.err"))"
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return
+	fi
+	sleep "$delay"
+	echo "# $what: killing the gate $(($(date +%s) - start)) s after its start, child $child: $(tr '\0' ' ' <"/proc/$child/cmdline" 2>/dev/null | cut -c1-100)"
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	t=$(date +%s%N)
+	if gone_within 60 "$group"; then
+		echo "# $what: the program's process group was gone $((($(date +%s%N) - t) / 1000000)) ms after the kill"
+		pass "$what: the program's process group is gone (make's sub-makes, QEMU)"
+	else
+		fail "$what: the program's process group outlived the gate by 60 s: $(pgrep -g "$group" -a | head -n 3 | tr '\n' ';')"
+		kill -9 -- "-$group" 2>/dev/null
+	fi
+	run_check "$what" "$db"
+	expect_eq "$what: the run is left 'running'" running \
+		"$(sqlite3 "$db" "SELECT verdict FROM run ORDER BY id DESC LIMIT 1")"
+}
+
+# gate_full WHAT DB EXPECTED: a run on DB to its end, with verdict EXPECTED.
+gate_full() {
+	local status=0 start=$(date +%s)
+	"$gate" run --db "$2" --json "$tmp/kill.json" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" ||
+		status=$?
+	echo "# $1: $(($(date +%s) - start)) s: $(tail -n 1 "$tmp/kill.out")"
+	expect_eq "$1: exit status 0 and verdict" "0 $3" "$status $(jq -r .verdict "$tmp/kill.json" 2>/dev/null)"
+	[ "$status" -eq 0 ] || sed 's/^/# stderr: /' "$tmp/kill.err" | tail -n 5
+}
+
+# kill_in_statement WHAT DB SQL: run the gate on $kq with DB and kill -9 it
+# while it prepares the statement that starts with SQL, the rest of its
+# transaction done and uncommitted (tests/tools/stall-sql.c stops it
+# there). Sets run to the run it left.
+kill_in_statement() {
+	local what=$1 db=$2 sql=$3 pid
+	rm -f "$tmp/stalled"
+	LD_PRELOAD=$stall BG_STALL_SQL=$sql BG_STALL_MARK=$tmp/stalled \
+		"$gate" run --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+	pid=$!
+	if ! wait_for 1200 test -e "$tmp/stalled"; then
+		fail "$what: the gate never reached '$sql' (exit: $(tail -n 1 "$tmp/kill.err"))"
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return
+	fi
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	run=$(sqlite3 "$db" 'SELECT MAX(id) FROM run')
+	run_check "$what" "$db"
+	expect_eq "$what: run $run is left 'running', without a verdict or apply_result row" \
+		"running 0 0" "$(sqlite3 "$db" "SELECT verdict,
+			(SELECT COUNT(*) FROM verdict WHERE run_id = $run),
+			(SELECT COUNT(*) FROM apply_result WHERE run_id = $run) FROM run WHERE id = $run" |
+			tr '|' ' ')"
+}
+
+kill_nine() {
+	local db=$tmp/kill.db db2=$tmp/kill-boot.db pid run stall
+	local token=kill-$$-$(date +%s%N) patch=exit-reword-the-oops-limit-comment.patch
+	kq=$tmp/kill-queue
+	trap 'wait 2>/dev/null; rm -rf "$tmp"' EXIT
+	# exit-comment with a word of its own in the comment: a tree no slot
+	# holds yet, so the first run has a kernel to build
+	mkdir -p "$kq"
+	cp "$top/tests/data/patches/exit-comment/series" "$kq/"
+	sed "s/^+ \* The default value should/+ * The default value ($token) should/" \
+		"$top/tests/data/patches/exit-comment/$patch" >"$kq/$patch"
+
+	# while it builds (a kernel make: its argument O=), then a run to its end
+	kill_at_child "kill during the build" "$db" '^make .*O=' 1
+	gate_full "after the kill during the build, a run on the same database" "$db" pass
+	run_check "after the kill during the build" "$db"
+
+	# while it boots, on a database of its own (the kernels are built now)
+	kill_at_child "kill during the boot" "$db2" '^qemu-system' 0.3
+	gate_full "after the kill during the boot, a run on the same database" "$db2" pass
+	run_check "after the kill during the boot" "$db2"
+
+	# inside the verdict's transaction: after every patch's rows, at the
+	# run's UPDATE; and inside the start's, at the run's INSERT
+	stall=$tmp/stall-sql.so
+	gcc -shared -fPIC -o "$stall" "$top/tests/tools/stall-sql.c" -ldl ||
+		fail "stall-sql: builds"
+	kill_in_statement "kill in the verdict's transaction" "$db" "UPDATE run SET verdict = ?,"
+	kill_in_statement "kill between the verdict's rows" "$db" "INSERT OR REPLACE INTO verdict"
+	rm -f "$tmp/stalled"
+	LD_PRELOAD=$stall BG_STALL_SQL="INSERT INTO run" BG_STALL_MARK=$tmp/stalled \
+		"$gate" run --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+	pid=$!
+	wait_for 1200 test -e "$tmp/stalled" || fail "kill in the start's transaction: never reached"
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	expect_eq "kill in the start's transaction: no run added" "$run" \
+		"$(sqlite3 "$db" 'SELECT MAX(id) FROM run')"
+	run_check "kill in the start's transaction" "$db"
+
+	# the killed runs stay in the record as 'running'; the next run and
+	# the commands that read the record work
+	gate_full "after every kill, a run on the same database" "$db" pass
+	run=$(jq -r .run "$tmp/kill.json")
+	expect_contains "after every kill: report of the last run" "backport-gate run $run: kill-queue" \
+		"$("$gate" report "$run" --db "$db" 2>&1)"
+	expect_contains "after every kill: history lists the runs" "running" \
+		"$("$gate" history --runs --db "$db" 2>&1)"
+	expect_eq "after every kill: history --json has every run" \
+		"$(sqlite3 "$db" 'SELECT COUNT(*) FROM run')" \
+		"$("$gate" history --runs --json --db "$db" 2>/dev/null | jq -r .total)"
+}
+if [ "${1:-}" = --kill ]; then
+	kill_nine
+	exit 0
+fi
+
 # ---- §3: a guest that floods the console ---------------------------------
 db=$tmp/gate.db
 start=$(date +%s)
@@ -300,6 +482,9 @@ expect_eq "receiver back: sent after $failed_attempts refused attempts" "sent $(
 kill "$daemon" 2>/dev/null
 wait "$daemon" 2>/dev/null
 echo "# daemon faults: $(($(date +%s) - started)) s"
+
+# §6: kill -9 at each stage, in a process of its own (its own traps).
+BG_GATE=$gate "$0" --kill
 
 # §5a, last: needs its own mount namespace (see full_cache).
 if command -v unshare >/dev/null && [ "$(id -u)" -eq 0 ]; then
