@@ -14,8 +14,8 @@
 #include "pipeline/queue.h"
 
 /*
- * backport-gate boot [--patches DIR] [--upto N] [--cache DIR] [--naive]
- *                    [--name NAME]
+ * backport-gate boot [--patches DIR] [--upto N] [--tree PACKAGE|TARBALL]
+ *                    [--cache DIR] [--naive] [--name NAME]
  *
  * One evaluation by hand, with the gate's own steps: base plus the series
  * in DIR (or its first N patches) applied as the gate applies it, built
@@ -26,13 +26,15 @@
  * Exit 1: at least one case failed.
  * Exit 2: no result; one line on stderr, "NAME: cause", says why.
  *
+ * --tree: the packaged tree (target.h: linux-source-6.12, or a tarball's
+ * path); the default one otherwise.
  * --naive: the naive strategy (executor.h), for bench/naive-gate.
  * --name: what error lines start with (kernel-tests/run, which wraps this
  * command, passes its own name); "backport-gate boot" by default.
  */
 
 struct boot_args {
-	const char *patches, *upto, *cache, *name;
+	const char *patches, *upto, *cache, *tree;
 	bool naive;
 };
 
@@ -54,7 +56,8 @@ static int say_no_result(const char *fmt, ...)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s [--patches DIR] [--upto N] [--cache DIR] [--naive]\n", prog);
+	fprintf(stderr, "usage: %s [--patches DIR] [--upto N] [--tree PACKAGE|TARBALL] [--cache DIR] "
+		"[--naive]\n", prog);
 	return EXIT_NO_VERDICT;
 }
 
@@ -188,6 +191,7 @@ static int boot(const struct boot_args *a)
 		      evidence = STRBUF_INIT;
 	struct queue_snapshot snap = { 0 };
 	struct kernel_env env;
+	struct target target = { 0 };
 	struct kernel_tree tree = { 0 };
 	struct executor x = { 0 };
 	enum build_status build_status;
@@ -212,7 +216,11 @@ static int boot(const struct boot_args *a)
 			goto out_top;
 		}
 	}
-	if (kernel_env_init(&env, top, a->cache, &err) < 0) {
+	if (target_resolve(&target, a->tree, NULL, &err) < 0) {
+		say_no_result("%s", err.buf);
+		goto out_top;
+	}
+	if (kernel_env_init(&env, top, a->cache, &target, &err) < 0) {
 		say_no_result("%s", err.buf);
 		goto out_env;
 	}
@@ -281,6 +289,7 @@ out_env:
 	kernel_env_release(&env);
 	queue_snapshot_release(&snap);
 out_top:
+	target_release(&target);
 	strbuf_release(&err);
 	strbuf_release(&first_error);
 	strbuf_release(&console);
@@ -295,6 +304,7 @@ int cmd_boot(int argc, char **argv)
 		{ "patches", required_argument, NULL, 'p' },
 		{ "upto", required_argument, NULL, 'u' },
 		{ "cache", required_argument, NULL, 'c' },
+		{ "tree", required_argument, NULL, 't' },
 		{ "naive", no_argument, NULL, 'n' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
@@ -312,6 +322,7 @@ int cmd_boot(int argc, char **argv)
 		case 'p': a.patches = optarg; break;
 		case 'u': a.upto = optarg; break;
 		case 'c': a.cache = optarg; break;
+		case 't': a.tree = optarg; break;
 		case 'n': a.naive = true; break;
 		case 'N': break;
 		default: return usage();

@@ -35,7 +35,7 @@ int cmd_prepare(int argc, char **argv)
 		}
 		cache = optarg;
 	}
-	r = kernel_env_init(&env, top, cache, &err);
+	r = kernel_env_init(&env, top, cache, NULL, &err);
 	if (r == 0) {
 		r = tree_open(&tree, &env, &err);
 		if (r == 0) {

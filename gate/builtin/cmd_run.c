@@ -17,8 +17,9 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: backport-gate run --queue SRC [--series DIR] [--ref REF] [--json FILE]\n"
-		   "                         [--cache DIR] [--db FILE] [--drop-on-quirk]\n");
+	fprintf(f, "usage: backport-gate run --queue SRC [--series DIR] [--tree PACKAGE|TARBALL]\n"
+		   "                         [--ref REF] [--json FILE] [--cache DIR] [--db FILE]\n"
+		   "                         [--drop-on-quirk]\n");
 }
 
 static int write_json(const char *path, json_t *report)
@@ -42,6 +43,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "queue", required_argument, NULL, 'q' },
 		{ "series", required_argument, NULL, 's' },
+		{ "tree", required_argument, NULL, 't' },
 		{ "ref", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "cache", required_argument, NULL, 'c' },
@@ -55,7 +57,9 @@ int cmd_run(int argc, char **argv)
 	const char *json_path = NULL, *db_path = NULL, *cache = default_cache();
 	struct queue_snapshot snap = { 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	char *top = suite_top(), *db_default = NULL, *series_default = NULL;
+	char *top = suite_top(), *db_default = NULL;
+	const char *tree = NULL;
+	struct target target = { 0 };
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;
@@ -64,6 +68,7 @@ int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 'q': req.source = optarg; break;
 		case 's': req.series_dir = optarg; break;
+		case 't': tree = optarg; break;
 		case 'r': req.ref = optarg; break;
 		case 'j': json_path = optarg; break;
 		case 'c': cache = optarg; break;
@@ -80,8 +85,14 @@ int cmd_run(int argc, char **argv)
 		free(top);
 		return EXIT_NO_VERDICT;
 	}
-	series_default = default_series_dir();
-	req.default_series_dir = series_default;
+	/* the tree follows the series folder, and the folder the tree */
+	r = target_resolve(&target, tree, req.series_dir, &err);
+	if (r == 0)
+		r = target_check(&target, &err);
+	if (r < 0)
+		goto fail;
+	opts.target = &target;
+	req.default_series_dir = target.series_dir;
 	req.cache = cache;
 
 	r = queue_load(&req, &snap, &err);
@@ -119,7 +130,7 @@ out:
 	strbuf_release(&err);
 	strbuf_release(&text);
 	free(db_default);
-	free(series_default);
+	target_release(&target);
 	free(top);
 	return status;
 }

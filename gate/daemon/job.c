@@ -19,7 +19,8 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	const struct queue_config *q;
 	struct queue_request req = { 0 };
 	struct strbuf why = STRBUF_INIT;
-	char *queue = NULL, *top = suite_top(), *series_default = default_series_dir();
+	char *queue = NULL, *top = suite_top();
+	struct target target = { 0 };
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int64_t earlier;
@@ -45,7 +46,11 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	req.source = q->url;
 	req.ref = q->ref;
 	req.series_dir = q->series;
-	req.default_series_dir = series_default;
+	r = target_resolve(&target, q->tree, q->series, err);
+	if (r < 0)
+		goto out;
+	opts.target = &target;
+	req.default_series_dir = target.series_dir;
 	req.cache = cfg->cache;
 	r = queue_load(&req, &snap, &why);
 	if (r < 0) {
@@ -94,6 +99,6 @@ out:
 	db_close(db);
 	free(queue);
 	free(top);
-	free(series_default);
+	target_release(&target);
 	return r;
 }

@@ -176,6 +176,16 @@ static void queue_key(struct loader *l, const char *name, const char *key, const
 			fail(l, "queue", name, key, "'%s' leaves the repository", value);
 		else
 			set_string(&q->series, value);
+	} else if (!strcmp(key, "tree")) {
+		/* the two forms pipeline/target.h's target_resolve() takes */
+		bool package = !strncmp(value, "linux-source-", 13) && value[13] &&
+			       strspn(value + 13, "0123456789.") == strlen(value + 13);
+
+		if (!package && value[0] != '/')
+			fail(l, "queue", name, key, "'%s' is neither a source package "
+			     "(linux-source-X.Y) nor a tarball's absolute path", value);
+		else
+			set_string(&q->tree, value);
 	} else if (!strcmp(key, "poll")) {
 		if (!parse_size(value, 0, 7 * 24 * 3600, &n))
 			fail(l, "queue", name, key, "'%s' is not a number of seconds (0 to 604800)", value);
@@ -285,6 +295,7 @@ void config_release(struct gate_config *cfg)
 		free(q->url);
 		free(q->ref);
 		free(q->series);
+		free(q->tree);
 		free(q->secret);
 		for (size_t k = 0; k < q->n_notify; k++)
 			free(q->notify[k]);

@@ -25,7 +25,8 @@ struct queue_config {
 	char *name;
 	char *url;		/* path or URL of the stable-queue repository */
 	char *ref;		/* NULL: HEAD / the remote's default */
-	char *series;		/* NULL: queue-<version> */
+	char *series;		/* NULL: queue-<version> of the tree */
+	char *tree;		/* linux-source-X.Y or a tarball; NULL: the series folder's */
 	int poll;		/* seconds between fetches; 0: only on webhook */
 	char *secret;		/* webhook secret; NULL: webhooks refused */
 	char *notify[CONFIG_MAX_NOTIFY];

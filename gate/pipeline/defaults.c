@@ -10,7 +10,6 @@
 
 #include "basic/xalloc.h"
 #include "pipeline/defaults.h"
-#include "pipeline/target.h"
 
 const char *default_cache(void)
 {
@@ -64,14 +63,4 @@ bool suite_top_is_source(const char *top)
 	return source;
 }
 
-char *default_series_dir(void)
-{
-	struct target t;
-	char *out;
 
-	target_default(&t);
-	out = t.series_dir;
-	t.series_dir = NULL;
-	target_release(&t);
-	return out;
-}

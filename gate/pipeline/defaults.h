@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * defaults: where the gate looks when nobody says: the cache directory,
- * the repository holding the suite and its config fragment, and the
- * stable-queue folder of the packaged kernel tree. The commands and the
+ * the repository holding the suite and its config fragment (the kernel
+ * tree and its stable-queue folder: target.h). The commands and the
  * daemon's worker start from these.
  */
 #ifndef GATE_DEFAULTS_H
@@ -29,7 +29,5 @@ char *suite_top(void);
 bool suite_top_is_source(const char *top);
 
 #define SUITE_SOURCE_FRAGMENT "kernel-tests/config/shebang.config"
-/* queue-<major>.<minor> of the packaged tree, e.g. queue-6.1 (caller frees) */
-char *default_series_dir(void);
 
 #endif

@@ -359,7 +359,7 @@ int gate_snapshot(const char *top, const char *cache, sqlite3 *db,
 	int r;
 
 	*ret_report = NULL;
-	r = kernel_env_init(&env, top, cache, err);
+	r = kernel_env_init(&env, top, cache, opts->target, err);
 	if (r == 0)
 		r = tree_open(&tree, &env, err);
 	if (r == 0)

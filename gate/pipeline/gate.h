@@ -26,6 +26,7 @@
 
 struct gate_options {
 	bool drop_on_quirk;
+	const struct target *target;	/* the tree to gate against; NULL: the default */
 };
 
 /*

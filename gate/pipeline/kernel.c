@@ -52,12 +52,11 @@ static int check_packages(const struct kernel_env *env, struct strbuf *err)
 		{ "/usr/include/openssl/ssl.h", "libssl-dev" },
 		{ "/usr/lib/x86_64-linux-gnu/libc.a", "libc6-dev" },
 	};
+	struct target t = { .tarball = env->tarball, .package = env->package };
+	int r = target_check(&t, err);
 
-	if (access(env->tarball, R_OK) < 0) {
-		strbuf_addf(err, "package missing: %s (no %s; apt-get install %s)", env->package,
-			    env->tarball, env->package);
-		return -ENOENT;
-	}
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
 		bool ok = reqs[i].what[0] == '/' ? access(reqs[i].what, R_OK) == 0
 						 : have_command(reqs[i].what);
@@ -139,7 +138,7 @@ static int suite_version(struct kernel_env *env, struct strbuf *err)
 }
 
 int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
-		    struct strbuf *err)
+		    const struct target *target, struct strbuf *err)
 {
 	struct target t;
 	struct strbuf frag = STRBUF_INIT;
@@ -149,7 +148,10 @@ int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 	memset(env, 0, sizeof(*env));
 	env->lock_fd = -1;
 	env->top = xstrdup(top);
-	target_default(&t);
+	if (target)
+		target_from_tarball(&t, target->tarball);
+	else
+		target_default(&t);
 	env->tarball = t.tarball;
 	env->version = t.version;
 	env->package = t.package;

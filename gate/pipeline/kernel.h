@@ -18,6 +18,7 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
+#include "pipeline/target.h"
 
 struct kernel_env {
 	char *top;		/* where the suite comes from (defaults.h: suite_top()) */
@@ -40,12 +41,14 @@ struct kernel_env {
 };
 
 /*
- * Check the packages the gate needs (a missing one is named with the
- * apt-get line that installs it), build the suite, set up paths under
- * @cache and take the cache lock. 0 or -errno with a message in @err.
+ * For the tree of @target (NULL: target_default()): check the packages
+ * the gate needs (a missing one, the tree's own included, is named with
+ * the apt-get line that installs it), build the suite, set up paths
+ * under @cache and take the cache lock. 0 or -errno with a message in
+ * @err.
  */
 int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
-		    struct strbuf *err);
+		    const struct target *target, struct strbuf *err);
 void kernel_env_release(struct kernel_env *env);
 
 /*

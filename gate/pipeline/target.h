@@ -10,6 +10,8 @@
 #ifndef GATE_TARGET_H
 #define GATE_TARGET_H
 
+#include "basic/strbuf.h"
+
 /* The packaged tree gated by default. */
 #define TARGET_DEFAULT_TARBALL "/usr/src/linux-source-6.1.tar.xz"
 
@@ -27,6 +29,24 @@ struct target {
 void target_from_tarball(struct target *t, const char *tarball);
 /* $BG_TARBALL's target, else TARGET_DEFAULT_TARBALL's. */
 void target_default(struct target *t);
+/*
+ * The target a run gates against, the first of:
+ *  - @tree: a source package ("linux-source-6.12": its tarball under
+ *    /usr/src) or a tarball's path (anything with a '/' or ".tar");
+ *  - $BG_TARBALL;
+ *  - the tree @series_dir names: queue-X.Y is linux-source-X.Y;
+ *  - TARGET_DEFAULT_TARBALL.
+ * Whether the tarball is there is not checked here (kernel_env_init()
+ * names the package to install). 0, or -EINVAL with a message in @err
+ * for a @tree that is neither a package nor a path.
+ */
+int target_resolve(struct target *t, const char *tree, const char *series_dir,
+		   struct strbuf *err);
 void target_release(struct target *t);
+/*
+ * 0 when @t's tarball can be read, else -ENOENT with "package missing:
+ * PACKAGE (no TARBALL; apt-get install PACKAGE)" in @err.
+ */
+int target_check(const struct target *t, struct strbuf *err);
 
 #endif

@@ -91,6 +91,31 @@ static void test_queue_without_url_leaves_nothing(void **state)
 	strbuf_release(&err);
 }
 
+/* One repository, a queue per branch: each names its tree. */
+static void test_tree_per_queue(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct gate_config cfg;
+
+	(void)state;
+	write_config("[queue \"stable-6.1\"]\n\turl = /srv/stable-queue\n"
+		     "[queue \"stable-6.12\"]\n\turl = /srv/stable-queue\n"
+		     "\ttree = linux-source-6.12\n\tseries = queue-6.12\n"
+		     "[queue \"local\"]\n\turl = /srv/q\n\ttree = /srv/linux-source-6.6.tar.xz\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_null(config_queue(&cfg, "stable-6.1")->tree);
+	assert_string_equal(config_queue(&cfg, "stable-6.12")->tree, "linux-source-6.12");
+	assert_string_equal(config_queue(&cfg, "local")->tree, "/srv/linux-source-6.6.tar.xz");
+	config_release(&cfg);
+
+	write_config("[queue \"stable-6.12\"]\n\turl = /srv/stable-queue\n\ttree = linux-6.12\n");
+	assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, ":3: queue.stable-6.12.tree: 'linux-6.12' is neither a "
+				    "source package (linux-source-X.Y) nor a tarball's absolute path"));
+	assert_empty(&cfg);
+	strbuf_release(&err);
+}
+
 static void test_unparsable_or_missing_file_leaves_nothing(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -114,6 +139,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_file_loads),
 		cmocka_unit_test(test_bad_key_leaves_nothing),
+		cmocka_unit_test(test_tree_per_queue),
 		cmocka_unit_test(test_queue_without_url_leaves_nothing),
 		cmocka_unit_test(test_unparsable_or_missing_file_leaves_nothing),
 	};
