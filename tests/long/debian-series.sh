@@ -26,7 +26,7 @@ echo "# fetched and unpacked in $(($(date +%s) - start)) s; $entries series entr
 
 start=$(date +%s)
 status=0
-BG_TARBALL=$orig "$gate" run --db "$tmp/gate.db" --queue "$src/debian/patches" --series . \
+"$gate" run --tree "$orig" --db "$tmp/gate.db" --queue "$src/debian/patches" --series . \
 	--json "$tmp/report.json" >"$tmp/out" 2>"$tmp/err" || status=$?
 seconds=$(($(date +%s) - start))
 echo "# gated in $seconds s: $(jq -r '"\(.stats.builds) builds, \(.stats.boots) boots"' "$tmp/report.json" 2>/dev/null)"
