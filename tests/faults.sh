@@ -260,13 +260,20 @@ kill_nine() {
 		"$(sqlite3 "$db" 'SELECT MAX(id) FROM run')"
 	run_check "kill in the start's transaction" "$db"
 
-	# the killed runs stay in the record as 'running'; the next run and
-	# the commands that read the record work
+	# the next run ends the killed runs as interrupted errors (their
+	# processes are gone), and it and the commands that read the record work
 	gate_full "after every kill, a run on the same database" "$db" pass
 	run=$(jq -r .run "$tmp/kill.json")
+	expect_contains "after every kill: the next run says it ended a killed run" \
+		"left 'running' by a process that is gone: recorded as interrupted" "$(cat "$tmp/kill.err")"
+	expect_eq "after every kill: every killed run is an interrupted error, none left 'running'" \
+		"0 0" "$(sqlite3 "$db" "
+		SELECT (SELECT COUNT(*) FROM run WHERE verdict = 'running'),
+		       (SELECT COUNT(*) FROM run WHERE verdict NOT IN ('pass', 'drop') AND
+			NOT (verdict = 'error' AND error LIKE 'interrupted: %'))" | tr '|' ' ')"
 	expect_contains "after every kill: report of the last run" "backport-gate run $run: kill-queue" \
 		"$("$gate" report "$run" --db "$db" 2>&1)"
-	expect_contains "after every kill: history lists the runs" "running" \
+	expect_contains "after every kill: history lists the interrupted runs" "interrupted" \
 		"$("$gate" history --runs --db "$db" 2>&1)"
 	expect_eq "after every kill: history --json has every run" \
 		"$(sqlite3 "$db" 'SELECT COUNT(*) FROM run')" \

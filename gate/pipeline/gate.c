@@ -298,12 +298,18 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	double start = now_seconds();
 	json_t *report = NULL;
 	int64_t run_id = 0;
+	unsigned reaped;
 	int r;
 
 	judge_result_init(&result, snap->n);
 	*ret_report = NULL;
 	snapshot_view(snap, snap_rows, &snap_view);
-	r = run_start(db, &snap_view, release, env->suite_version, &run_id, patch_ids, err);
+	r = run_reap(db, &reaped, err);
+	if (r == 0 && reaped)
+		fprintf(stderr, "# %u earlier run%s left 'running' by a process that is gone: "
+			"recorded as interrupted\n", reaped, reaped == 1 ? "" : "s");
+	if (r == 0)
+		r = run_start(db, &snap_view, release, env->suite_version, &run_id, patch_ids, err);
 	if (r == 0)
 		r = oracle_open(&o, env, tree, db, snap, err);
 	if (r == 0)

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "basic/sql.h"
+#include "basic/xalloc.h"
 #include "record/db.h"
 #include "record/run.h"
 
@@ -61,19 +67,87 @@ static int insert_snapshot(sqlite3 *db, const struct run_snapshot *snap, int64_t
 	return r;
 }
 
+/* This machine's boot: "<boot id>", or "" when the kernel does not say. */
+static void boot_id(char out[64])
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_read_file(&sb, "/proc/sys/kernel/random/boot_id");
+	strbuf_rtrim(&sb);
+	snprintf(out, 64, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* true when the process @owner ("<boot id>:<pid>") names is gone for sure. */
+static bool owner_gone(const char *owner, const char *this_boot)
+{
+	const char *colon = strrchr(owner, ':');
+	char *end;
+	long pid;
+
+	if (!colon || !this_boot[0])
+		return false;
+	if ((size_t)(colon - owner) != strlen(this_boot) ||
+	    strncmp(owner, this_boot, (size_t)(colon - owner)) != 0)
+		return true;	/* recorded before the machine's last boot */
+	pid = strtol(colon + 1, &end, 10);
+	if (*end || pid <= 0)
+		return false;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+int run_reap(sqlite3 *db, unsigned *ret_reaped, struct strbuf *err)
+{
+	char this_boot[64], owner[128];
+	sqlite3_stmt *st = NULL;
+	int64_t *gone = NULL;
+	size_t n = 0;
+	int r, step;
+
+	*ret_reaped = 0;
+	boot_id(this_boot);
+	r = sql_prepare(db, &st, "SELECT id, owner FROM run WHERE verdict = 'running' AND "
+			"owner IS NOT NULL", "");
+	while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		snprintf(owner, sizeof(owner), "%s", (const char *)sqlite3_column_text(st, 1));
+		if (owner_gone(owner, this_boot)) {
+			gone = xreallocarray(gone, n + 1, sizeof(*gone));
+			gone[n++] = sqlite3_column_int64(st, 0);
+		}
+	}
+	if (r == 0 && step != SQLITE_DONE)
+		r = -EIO;
+	sqlite3_finalize(st);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		r = sql_exec(db, "UPDATE run SET verdict = 'error', error = 'interrupted: the process "
+			     "recording it is gone (killed, or the machine restarted)', "
+			     "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
+			     "WHERE id = ? AND verdict = 'running'", "i", (sqlite3_int64)gone[i]);
+		if (r == 0)
+			(*ret_reaped) += (unsigned)sqlite3_changes(db);
+	}
+	free(gone);
+	return r < 0 ? run_error(db, r, "ending interrupted runs", err) : 0;
+}
+
 int run_start(sqlite3 *db, const struct run_snapshot *snap, const char *base, const char *suite,
 	      int64_t *ret_run, int64_t *ret_patch_ids, struct strbuf *err)
 {
+	char this_boot[64], *owner;
 	int64_t snapshot_id;
 	int r;
 
 	*ret_run = 0;
+	boot_id(this_boot);
+	owner = xasprintf("%s:%ld", this_boot, (long)getpid());
 	r = db_begin(db);
 	if (r == 0)
 		r = insert_snapshot(db, snap, &snapshot_id, ret_patch_ids);
 	if (r == 0)
-		r = sql_exec(db, "INSERT INTO run (snapshot_id, base, suite, verdict) "
-			     "VALUES (?, ?, ?, 'running')", "iss", (sqlite3_int64)snapshot_id, base, suite);
+		r = sql_exec(db, "INSERT INTO run (snapshot_id, base, suite, verdict, owner) "
+			     "VALUES (?, ?, ?, 'running', ?)", "isss", (sqlite3_int64)snapshot_id, base,
+			     suite, owner);
+	free(owner);
 	if (r == 0) {
 		*ret_run = sqlite3_last_insert_rowid(db);
 		r = db_commit(db);

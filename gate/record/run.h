@@ -13,8 +13,9 @@
  * whole or absent: a process killed at any moment leaves either no run,
  * or a run still 'running' (or 'error') with no verdict or apply_result
  * row, never a pass or a drop with rows missing. A run left 'running' by
- * a killed `backport-gate run` stays so; the daemon's start ends those as
- * errors (jobs.h: jobs_recover()).
+ * a killed process is ended as an error by run_reap(), which every run
+ * calls first; the daemon's start also ends them (jobs.h:
+ * jobs_recover()).
  *
  * Each waits for another writer up to the busy timeout db_open() sets.
  * Every function returns 0, or a negative errno with one line in @err
@@ -113,5 +114,14 @@ int run_record_verdict(sqlite3 *db, const struct run_verdict *v, struct strbuf *
  */
 int run_record_error(sqlite3 *db, int64_t run, const char *error, json_t *report,
 		     const struct run_stats *stats, struct strbuf *err);
+
+/*
+ * End as errors ("interrupted: ...") the runs still 'running' whose
+ * process is gone: each records its owner (the machine's boot id and its
+ * pid), and one from an earlier boot, or whose pid is no longer alive,
+ * will never end. Runs made before owners were recorded are left alone.
+ * *ret_reaped counts those ended.
+ */
+int run_reap(sqlite3 *db, unsigned *ret_reaped, struct strbuf *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -227,6 +228,48 @@ static void test_error(void **state)
 	strbuf_release(&err);
 }
 
+/* A run whose process is gone is ended; one whose process lives, or with no owner, is not. */
+static void test_reap(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT, boot = STRBUF_INIT;
+	int64_t ids[2], mine, dead, other_boot, unowned;
+	unsigned reaped;
+	char *sql;
+	pid_t child;
+
+	start(f, &mine, ids);	/* owned by this process, which lives */
+	start(f, &dead, ids);
+	start(f, &other_boot, ids);
+	start(f, &unowned, ids);
+	assert_int_equal(strbuf_read_file(&boot, "/proc/sys/kernel/random/boot_id"), 0);
+	strbuf_rtrim(&boot);
+	/* a pid that was alive and is gone: a child, reaped */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	assert_true(child > 0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	sql = sqlite3_mprintf("UPDATE run SET owner = '%q:%d' WHERE id = %lld; "
+			      "UPDATE run SET owner = '00000000-0000-0000-0000-000000000000:%d' "
+			      "WHERE id = %lld; UPDATE run SET owner = NULL WHERE id = %lld",
+			      boot.buf, (int)child, (long long)dead, (int)getpid(),
+			      (long long)other_boot, (long long)unowned);
+	assert_int_equal(sqlite3_exec(f->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+
+	assert_int_equal(run_reap(f->db, &reaped, &err), 0);
+	assert_int_equal(reaped, 2);
+	assert_query(f->db, "SELECT verdict FROM run ORDER BY id", "running,error,error,running");
+	assert_query(f->db, "SELECT COUNT(*) FROM run WHERE error LIKE 'interrupted: %' AND "
+		     "finished_at IS NOT NULL", "2");
+	/* a second pass finds nothing more */
+	assert_int_equal(run_reap(f->db, &reaped, &err), 0);
+	assert_int_equal(reaped, 0);
+	strbuf_release(&boot);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +278,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verdict_whole_or_absent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_locked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reap, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
