@@ -13,6 +13,7 @@
 #include "pipeline/judge.h"
 #include "pipeline/executor.h"
 #include "record/db.h"
+#include "record/sequence.h"
 
 /* What applying patch @index on top of @parent gave; cached per run. */
 struct apply_memo {
@@ -28,6 +29,16 @@ struct apply_memo {
 struct inputs_memo {
 	char tree[GIT_OID_HEXSZ + 1];
 	struct strlist set;	/* sorted tree-relative paths: what the build read */
+};
+
+/* A sequence the judge asked about, for the record (KCIDB's checkouts). */
+struct seq_memo {
+	size_t *patches;	/* 0-based series indexes, ascending */
+	size_t n;
+	char commit[GIT_OID_HEXSZ + 1];	/* "" when a patch did not apply */
+	char tree[GIT_OID_HEXSZ + 1];
+	long apply_failed;		/* index that did not apply, or -1 */
+	char judged_at[32];
 };
 
 /* An evaluated tree, kept for the judge (it holds pointers to these). */
@@ -53,6 +64,8 @@ struct gate_ctx {
 	struct executor exec;		/* where trees are built and booted */
 	unsigned builds, boots;
 	unsigned same_kernel;		/* sequences answered by an equal kernel */
+	struct seq_memo *seqs;		/* every sequence judged, in order */
+	size_t n_seqs;
 };
 
 static double now_seconds(void)
@@ -375,6 +388,32 @@ static int sequence_tree(struct gate_ctx *ctx, const size_t *subset, size_t n, g
 static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 		    const struct judge_eval **ret, struct strbuf *err);
 
+/* Note a sequence the first time it is judged. */
+static void seq_note(struct gate_ctx *ctx, const size_t *subset, size_t n, const git_oid *commit,
+		     const char *tree_hex, long apply_failed)
+{
+	struct seq_memo *m;
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < ctx->n_seqs; i++)
+		if (ctx->seqs[i].n == n && (n == 0 || !memcmp(ctx->seqs[i].patches, subset,
+							      n * sizeof(*subset))))
+			return;
+	ctx->seqs = xrealloc(ctx->seqs, (ctx->n_seqs + 1) * sizeof(*ctx->seqs));
+	m = &ctx->seqs[ctx->n_seqs++];
+	memset(m, 0, sizeof(*m));
+	m->patches = xcalloc(n ? n : 1, sizeof(*subset));
+	if (n)
+		memcpy(m->patches, subset, n * sizeof(*subset));
+	m->n = n;
+	m->apply_failed = apply_failed;
+	if (commit) {
+		git_oid_tostr(m->commit, sizeof(m->commit), commit);
+		snprintf(m->tree, sizeof(m->tree), "%s", tree_hex);
+	}
+	strftime(m->judged_at, sizeof(m->judged_at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
 static bool patch_reads_none(const struct queue_patch *p, const struct strlist *inputs)
 {
 	for (size_t f = 0; f < p->parsed.n_files; f++) {
@@ -453,6 +492,7 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	r = sequence_tree(ctx, subset, n, &commit, tree_hex, &e, err);
 	if (r < 0)
 		return r;
+	seq_note(ctx, subset, n, e ? NULL : &commit, tree_hex, e ? (long)e->apply_failed_at : -1);
 	if (e) {
 		*ret = e;
 		return 0;
@@ -555,6 +595,49 @@ static json_t *names_json(const struct strlist *list)
 	for (size_t i = 0; i < list->n; i++)
 		json_array_append_new(a, json_string(list->items[i]));
 	return a;
+}
+
+/*
+ * The suite's cases in @e, as {"name", "kind", "status"} (ktap.h's
+ * names); *ret_outcome says whether it booted ("booted") or what stopped
+ * it ("apply", "build", "boot").
+ */
+static json_t *cases_json(const struct judge_eval *e, const char **ret_outcome)
+{
+	json_t *a = json_array();
+
+	*ret_outcome = e->apply_failed ? "apply" : e->build_failed ? "build"
+		       : e->boot_failed ? "boot" : "booted";
+	if (e->apply_failed || e->build_failed || e->boot_failed)
+		return a;
+	for (size_t i = 0; i < e->ktap.n_cases; i++) {
+		const struct case_result *c = &e->ktap.cases[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", c->name,
+						   "kind", c->quirk ? "quirk" : "contract",
+						   "status", case_status_name(c->status)));
+	}
+	return a;
+}
+
+/*
+ * The compiler the kernels were built with, as the build wrote it into
+ * include/generated/compile.h (LINUX_COMPILER); NULL when unknown.
+ */
+static char *kernel_compiler(const struct kernel_env *env)
+{
+	static const char key[] = "#define LINUX_COMPILER";
+	struct strbuf text = STRBUF_INIT;
+	char *path = xasprintf("%s/include/generated/compile.h", env->build), *out = NULL;
+	char *at, *open, *close;
+
+	if (strbuf_read_file(&text, path) >= 0 && (at = strstr(text.buf, key)) &&
+	    (open = strchr(at, '"')) && (close = strchr(open + 1, '"')) &&
+	    !memchr(open, '\n', (size_t)(close - open)))
+		out = xasprintf("%.*s", (int)(close - open - 1), open + 1);
+	free(path);
+	strbuf_release(&text);
+	return out;
 }
 
 /* The base release, e.g. 6.1.192, from the tree's Makefile. */
@@ -670,7 +753,28 @@ struct run_record {
 	unsigned builds, boots;
 	double seconds;
 	const char *kept_tree, *kept_commit;
+	const struct seq_memo *seqs;
+	size_t n_seqs;
+	const char *base_commit, *config;
 };
+
+static int record_sequences(sqlite3 *db, const struct run_record *rec)
+{
+	int r = run_sequence_set_base(db, rec->run_id, rec->base_commit, rec->config);
+
+	for (size_t i = 0; r == 0 && i < rec->n_seqs; i++) {
+		const struct seq_memo *m = &rec->seqs[i];
+		struct run_sequence seq = {
+			.patches = m->patches, .n_patches = m->n,
+			.commit = m->commit[0] ? m->commit : NULL,
+			.tree = m->commit[0] ? m->tree : NULL,
+			.apply_failed = m->apply_failed, .judged_at = m->judged_at,
+		};
+
+		r = run_sequence_put(db, rec->run_id, i + 1, &seq);
+	}
+	return r;
+}
 
 static int record_rows(sqlite3 *db, const struct run_record *rec)
 {
@@ -698,7 +802,7 @@ static int record_rows(sqlite3 *db, const struct run_record *rec)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return record_sequences(db, rec);
 }
 
 static int record_verdict(sqlite3 *db, const struct run_record *rec, struct strbuf *err)
@@ -739,7 +843,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	struct judge_options jopts = { .drop_on_quirk = opts->drop_on_quirk };
 	struct judge_oracle oracle = { evaluate, &ctx };
 	struct judge_result result;
-	const struct judge_eval *base_eval;
+	const struct judge_eval *base_eval, *queue_eval;
+	char base_commit[GIT_OID_HEXSZ + 1] = "", *fragment_name, *compiler = NULL;
+	const char *queue_outcome;
 	char base_tree[GIT_OID_HEXSZ + 1];
 	char kept_tree[GIT_OID_HEXSZ + 1] = "", kept_commit[GIT_OID_HEXSZ + 1] = "";
 	struct tree_key key;
@@ -839,6 +945,18 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	r = kept_sequence(&ctx, &result, kept_commit, kept_tree, err);
 	if (r < 0)
 		goto out;
+	/* the queue as posted: every usable patch; judged first, so a memo hit */
+	{
+		size_t *usable = xcalloc(snap->n ? snap->n : 1, sizeof(*usable)), n_usable = 0;
+
+		for (size_t i = 0; i < snap->n; i++)
+			if (!jp[i].unusable)
+				usable[n_usable++] = i;
+		r = evaluate(&ctx, usable, n_usable, false, &queue_eval, err);
+		free(usable);
+		if (r < 0)
+			goto out;
+	}
 
 	report = json_object();
 	patches_json = json_array();
@@ -890,6 +1008,18 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	json_object_set_new(report, "kept_commit", json_string(kept_commit));
 	json_object_set_new(report, "patches", patches_json);
 	json_object_set_new(report, "drop", drop_json);
+	git_oid_tostr(base_commit, sizeof(base_commit), &tree->base);
+	json_object_set_new(report, "base_commit", json_string(base_commit));
+	fragment_name = strrchr(env->fragment, '/');
+	fragment_name = xasprintf("tinyconfig+%s", fragment_name ? fragment_name + 1 : env->fragment);
+	json_object_set_new(report, "config", json_string(fragment_name));
+	free(fragment_name);
+	compiler = kernel_compiler(env);
+	if (compiler)
+		json_object_set_new(report, "compiler", json_string(compiler));
+	json_object_set_new(report, "suite", json_string(env->suite_version));
+	json_object_set_new(report, "cases", cases_json(queue_eval, &queue_outcome));
+	json_object_set_new(report, "queue_outcome", json_string(queue_outcome));
 	json_object_set_new(report, "base_failing", names_json(&result.base_failing));
 	json_object_set_new(report, "flaky", names_json(&result.flaky));
 	{
@@ -912,6 +1042,8 @@ out:
 			.result = &result, .report = report, .verdict = any_drop ? "drop" : "pass",
 			.builds = ctx.builds, .boots = ctx.boots, .seconds = now_seconds() - start,
 			.kept_tree = kept_tree, .kept_commit = kept_commit,
+			.seqs = ctx.seqs, .n_seqs = ctx.n_seqs, .base_commit = base_commit,
+			.config = env->config_stamp,
 		};
 
 		r = record_verdict(db, &rec, err);
@@ -959,6 +1091,10 @@ out:
 		eval_free(ctx.all_evals[i]);
 	free(ctx.all_evals);
 	free(ctx.evals);
+	for (size_t i = 0; i < ctx.n_seqs; i++)
+		free(ctx.seqs[i].patches);
+	free(ctx.seqs);
+	free(compiler);
 	executor_close(&ctx.exec);
 	judge_result_release(&result);
 	free(jp);
