@@ -145,7 +145,7 @@ static json_t *checkout_json(const json_t *report, const json_t *seqs, const jso
 	json_t *c = json_object(), *files = json_array(), *names = json_array(), *misc = json_object();
 	const char **hashes = xcalloc(json_array_size(patches) + 1, sizeof(*hashes));
 	bool local = source[0] == '/' && !json_is_string(json_object_get(report, "ref"));
-	char patchset[65], *tree_name, *dot;
+	char patchset[65], *tree_name, *dot, *dir;
 	size_t i, n = 0;
 	json_t *p;
 
@@ -160,6 +160,17 @@ static json_t *checkout_json(const json_t *report, const json_t *seqs, const jso
 	free(tree_name);
 	if (is_hex(str(seqs, "base_commit"), 40))
 		set_str(c, "git_commit_hash", str(seqs, "base_commit"));
+	/*
+	 * The series folder, as queue.c finds it in a directory: the source
+	 * itself when it is named as the queue (it held the series), else
+	 * the queue's folder in it.
+	 */
+	{
+		const char *last = strrchr(source, '/');
+
+		dir = last && strcmp(last + 1, str(report, "queue")) == 0
+		      ? xstrdup(source) : xasprintf("%s/%s", source, str(report, "queue"));
+	}
 	json_array_foreach(patches, i, p) {
 		const char *name = str(p, "name"), *slash = strrchr(name, '/');
 
@@ -167,7 +178,7 @@ static json_t *checkout_json(const json_t *report, const json_t *seqs, const jso
 		if (is_hex(str(p, "content_hash"), 64))
 			hashes[n++] = str(p, "content_hash");
 		if (local) {
-			char *url = file_url(source, name);
+			char *url = file_url(dir, name);
 
 			json_array_append_new(files, json_pack("{s:s, s:s}", "name",
 							       slash ? slash + 1 : name, "url", url));
@@ -208,6 +219,7 @@ static json_t *checkout_json(const json_t *report, const json_t *seqs, const jso
 		set_str(misc, "commit", str(seq, "commit"));
 	set(c, "misc", misc);
 	free(hashes);
+	free(dir);
 	return c;
 }
 

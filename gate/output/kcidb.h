@@ -15,7 +15,10 @@
  *             repository), patchset_hash (sha256 over the newline-
  *             terminated sha256 of each patch file, in order; "" for
  *             base alone), patchset_files (file:// URLs, only when the
- *             queue was read from a local directory), start_time (when
+ *             queue was read from a directory named by an absolute path:
+ *             the source when it is named as the queue, else its queue
+ *             folder; the mail "FILE#2" of an mbox points at FILE),
+ *             start_time (when
  *             first judged), valid (false when a patch did not apply, with
  *             the applier's message as log_excerpt), comment.
  *   build     one per sequence whose kernel was built (a build recorded
