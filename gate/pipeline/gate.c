@@ -41,6 +41,67 @@ static json_t *names_json(const struct strlist *list)
 	return a;
 }
 
+/*
+ * The suite's cases in @e, as {"name", "kind", "status"} (ktap.h's
+ * names); *ret_outcome says whether it booted ("booted") or what stopped
+ * it ("apply", "build", "boot").
+ */
+static json_t *cases_json(const struct judge_eval *e, const char **ret_outcome)
+{
+	json_t *a = json_array();
+
+	*ret_outcome = e->apply_failed ? "apply" : e->build_failed ? "build"
+		       : e->boot_failed ? "boot" : "booted";
+	if (e->apply_failed || e->build_failed || e->boot_failed)
+		return a;
+	for (size_t i = 0; i < e->ktap.n_cases; i++) {
+		const struct case_result *c = &e->ktap.cases[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", c->name,
+						   "kind", c->quirk ? "quirk" : "contract",
+						   "status", case_status_name(c->status)));
+	}
+	return a;
+}
+
+/*
+ * The compiler the kernels were built with, as the build wrote it into
+ * include/generated/compile.h (LINUX_COMPILER); NULL when unknown.
+ */
+static char *kernel_compiler(const struct kernel_env *env)
+{
+	static const char key[] = "#define LINUX_COMPILER";
+	struct strbuf text = STRBUF_INIT;
+	char *path = xasprintf("%s/include/generated/compile.h", env->build), *out = NULL;
+	char *at, *open, *close;
+
+	if (strbuf_read_file(&text, path) >= 0 && (at = strstr(text.buf, key)) &&
+	    (open = strchr(at, '"')) && (close = strchr(open + 1, '"')) &&
+	    !memchr(open, '\n', (size_t)(close - open)))
+		out = xasprintf("%.*s", (int)(close - open - 1), open + 1);
+	free(path);
+	strbuf_release(&text);
+	return out;
+}
+
+/*
+ * The queue as posted: every usable patch. The judge asked it first, so
+ * this is a memo hit; its cases go into the report.
+ */
+static int queue_as_posted(struct oracle *o, const struct judge_patch *jp,
+			   const struct judge_eval **ret, struct strbuf *err)
+{
+	size_t *usable = xcalloc(o->snap->n ? o->snap->n : 1, sizeof(*usable)), n = 0;
+	int r;
+
+	for (size_t i = 0; i < o->snap->n; i++)
+		if (!jp[i].unusable)
+			usable[n++] = i;
+	r = oracle_evaluate(o, usable, n, ret, err);
+	free(usable);
+	return r;
+}
+
 /* The base release, e.g. 6.1.192, from the tree's Makefile. */
 static char *base_release(const struct kernel_env *env)
 {
@@ -192,11 +253,14 @@ static int mark_exercised(struct oracle *o, struct judge_patch *jp,
 static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char *release,
 			      const struct apply_outcome *outcomes,
 			      const struct judge_result *result, const char *kept_commit,
-			      const char *kept_tree, double seconds)
+			      const char *kept_tree, const struct judge_eval *queue_eval,
+			      double seconds)
 {
 	const struct queue_snapshot *snap = o->snap;
 	json_t *report = json_object(), *patches_json = json_array(), *drop_json = json_array();
 	json_t *stats = json_object();
+	char base_commit[GIT_OID_HEXSZ + 1], *config, *compiler = kernel_compiler(o->env);
+	const char *fragment = strrchr(o->env->fragment, '/'), *queue_outcome;
 
 	for (size_t i = 0; i < snap->n; i++) {
 		const struct queue_patch *p = &snap->patches[i];
@@ -244,6 +308,17 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 	json_object_set_new(report, "kept_commit", json_string(kept_commit));
 	json_object_set_new(report, "patches", patches_json);
 	json_object_set_new(report, "drop", drop_json);
+	git_oid_tostr(base_commit, sizeof(base_commit), &o->tree->base);
+	json_object_set_new(report, "base_commit", json_string(base_commit));
+	config = xasprintf("tinyconfig+%s", fragment ? fragment + 1 : o->env->fragment);
+	json_object_set_new(report, "config", json_string(config));
+	free(config);
+	if (compiler)
+		json_object_set_new(report, "compiler", json_string(compiler));
+	free(compiler);
+	json_object_set_new(report, "suite", json_string(o->env->suite_version));
+	json_object_set_new(report, "cases", cases_json(queue_eval, &queue_outcome));
+	json_object_set_new(report, "queue_outcome", json_string(queue_outcome));
 	json_object_set_new(report, "base_failing", names_json(&result->base_failing));
 	json_object_set_new(report, "flaky", names_json(&result->flaky));
 	json_object_set_new(stats, "builds", json_integer(o->builds));
@@ -292,6 +367,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	char kept_tree[GIT_OID_HEXSZ + 1] = "", kept_commit[GIT_OID_HEXSZ + 1] = "";
 	char *release = base_release(env);
 	struct judge_oracle judge_oracle;
+	const struct judge_eval *queue_eval;
+	struct run_sequence *seqs = NULL;
+	char base_commit[GIT_OID_HEXSZ + 1];
 	struct run_snapshot snap_view;
 	struct judge_result result;
 	struct oracle o = { 0 };
@@ -322,16 +400,33 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	}
 	if (r == 0)
 		r = oracle_kept_sequence(&o, &result, kept_commit, kept_tree, err);
+	if (r == 0)
+		r = queue_as_posted(&o, jp, &queue_eval, err);
 	if (r == 0) {
 		struct run_patch_result *rows = patch_results(snap, outcomes, &result);
 		struct run_verdict v = {
 			.run = run_id, .patch_ids = patch_ids, .patches = rows, .n = snap->n,
 			.stats = { o.builds, o.boots, result.evaluations, now_seconds() - start },
 			.kept_tree = kept_tree, .kept_commit = kept_commit,
+			.base_commit = base_commit, .config = env->config_stamp,
+			.n_sequences = o.n_seqs,
 		};
 
+		git_oid_tostr(base_commit, sizeof(base_commit), &tree->base);
+		seqs = xcalloc(o.n_seqs ? o.n_seqs : 1, sizeof(*seqs));
+		for (size_t i = 0; i < o.n_seqs; i++) {
+			const struct seq_memo *m = &o.seqs[i];
+
+			seqs[i] = (struct run_sequence){
+				.patches = m->patches, .n_patches = m->n,
+				.commit = m->commit[0] ? m->commit : NULL,
+				.tree = m->commit[0] ? m->tree : NULL,
+				.apply_failed = m->apply_failed, .judged_at = m->judged_at,
+			};
+		}
+		v.sequences = seqs;
 		report = verdict_report(&o, run_id, release, outcomes, &result, kept_commit,
-					kept_tree, now_seconds() - start);
+					kept_tree, queue_eval, now_seconds() - start);
 		v.report = report;
 		v.verdict = json_string_value(json_object_get(report, "verdict"));
 		r = run_record_verdict(db, &v, err);
@@ -346,6 +441,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	*ret_report = report;
 	for (size_t i = 0; i < snap->n; i++)
 		apply_outcome_release(&outcomes[i]);
+	free(seqs);
 	oracle_close(&o);
 	judge_result_release(&result);
 	free(jp);

@@ -247,6 +247,33 @@ static void eval_take_boot(struct judge_eval *e, struct db_boot *boot)
 	boot->ktap = ktap;
 }
 
+/* Note a sequence the first time it is judged. */
+static void seq_note(struct oracle *o, const size_t *subset, size_t n, const git_oid *commit,
+		     const char *tree_hex, long apply_failed)
+{
+	struct seq_memo *m;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	for (size_t i = 0; i < o->n_seqs; i++)
+		if (o->seqs[i].n == n && (n == 0 || !memcmp(o->seqs[i].patches, subset,
+							    n * sizeof(*subset))))
+			return;
+	o->seqs = xreallocarray(o->seqs, o->n_seqs + 1, sizeof(*o->seqs));
+	m = &o->seqs[o->n_seqs++];
+	memset(m, 0, sizeof(*m));
+	m->patches = xcalloc(n ? n : 1, sizeof(*subset));
+	if (n)
+		memcpy(m->patches, subset, n * sizeof(*subset));
+	m->n = n;
+	m->apply_failed = apply_failed;
+	if (commit) {
+		git_oid_tostr(m->commit, sizeof(m->commit), commit);
+		snprintf(m->tree, sizeof(m->tree), "%s", tree_hex);
+	}
+	strftime(m->judged_at, sizeof(m->judged_at), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+}
+
 static bool patch_touches(const struct patch *p, const char *path)
 {
 	for (size_t f = 0; f < p->n_files; f++)
@@ -408,6 +435,7 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	r = sequence_tree(o, subset, n, &commit, tree_hex, &e, err);
 	if (r < 0)
 		return r;
+	seq_note(o, subset, n, e ? NULL : &commit, tree_hex, e ? (long)e->apply_failed_at : -1);
 	if (e) {
 		*ret = e;
 		return 0;
@@ -515,6 +543,9 @@ void oracle_close(struct oracle *o)
 		eval_free(o->all_evals[i]);
 	free(o->all_evals);
 	free(o->evals);
+	for (size_t i = 0; i < o->n_seqs; i++)
+		free(o->seqs[i].patches);
+	free(o->seqs);
 	executor_close(&o->exec);
 	memset(o, 0, sizeof(*o));
 }
@@ -555,4 +586,10 @@ int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf
 struct judge_oracle oracle_judge(struct oracle *o)
 {
 	return (struct judge_oracle){ evaluate, o };
+}
+
+int oracle_evaluate(struct oracle *o, const size_t *subset, size_t n,
+		    const struct judge_eval **ret, struct strbuf *err)
+{
+	return evaluate(o, subset, n, false, ret, err);
 }

@@ -48,6 +48,16 @@ struct inputs_memo {
 	struct strlist set;	/* sorted tree-relative paths: what the build read */
 };
 
+/* A sequence the judge asked about, for the record (KCIDB's checkouts). */
+struct seq_memo {
+	size_t *patches;	/* 0-based series indexes, ascending */
+	size_t n;
+	char commit[GIT_OID_HEXSZ + 1];	/* "" when a patch did not apply */
+	char tree[GIT_OID_HEXSZ + 1];
+	long apply_failed;		/* index that did not apply, or -1 */
+	char judged_at[32];		/* ISO 8601 UTC */
+};
+
 /* An evaluated tree, kept for the judge (it holds pointers to these). */
 struct eval_memo {
 	char tree[GIT_OID_HEXSZ + 1];
@@ -75,6 +85,8 @@ struct oracle {
 	struct executor exec;		/* where trees are built and booted */
 	unsigned builds, boots;
 	unsigned same_kernel;		/* sequences answered by an equal kernel */
+	struct seq_memo *seqs;		/* every sequence judged, in the order first asked */
+	size_t n_seqs;
 };
 
 
@@ -104,6 +116,10 @@ bool oracle_reads_none(const struct queue_patch *p, const struct strlist *inputs
 
 /* The judge's view of @o (judge.h): evaluate a sequence. */
 struct judge_oracle oracle_judge(struct oracle *o);
+
+/* Evaluate base plus @subset (ascending), as the judge would ask it. */
+int oracle_evaluate(struct oracle *o, const size_t *subset, size_t n,
+		    const struct judge_eval **ret, struct strbuf *err);
 
 /*
  * Base plus every patch @result keeps, in series order: the commit and

@@ -210,6 +210,10 @@ int run_record_verdict(sqlite3 *db, const struct run_verdict *v, struct strbuf *
 	if (r == 0)
 		r = insert_patch_rows(db, v);
 	if (r == 0)
+		r = run_sequence_set_base(db, v->run, v->base_commit, v->config);
+	for (size_t i = 0; r == 0 && i < v->n_sequences; i++)
+		r = run_sequence_put(db, v->run, i + 1, &v->sequences[i]);
+	if (r == 0)
 		r = sql_exec(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
 			     "boots = ?, evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
 			     "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",

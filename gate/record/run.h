@@ -35,6 +35,7 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
+#include "record/sequence.h"
 
 /* One entry of the queue as the record keeps it; NULL for what is unknown. */
 struct run_patch {
@@ -99,12 +100,17 @@ struct run_verdict {
 	json_t *report;			/* the whole report, kept as compact JSON */
 	struct run_stats stats;
 	const char *kept_tree, *kept_commit;
+	const char *base_commit;	/* what every sequence shares (sequence.h) */
+	const char *config;		/* the builds' config key */
+	const struct run_sequence *sequences;	/* every sequence judged, in order */
+	size_t n_sequences;
 };
 
 /*
  * End run @v->run with its verdict: one apply_result and one verdict row
- * per patch, and the run's verdict, report, counts and finish time; all
- * in one transaction, rolled back when any statement fails.
+ * per patch, every judged sequence (sequence.h), and the run's verdict,
+ * report, counts and finish time; all in one transaction, rolled back
+ * when any statement fails.
  */
 int run_record_verdict(sqlite3 *db, const struct run_verdict *v, struct strbuf *err);
 
