@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "output/report.h"
 #include "pipeline/defaults.h"
 #include "record/db.h"
+#include "record/history.h"
 
 /* backport-gate report RUN [--json] [--db FILE]: a recorded run, again. */
 int cmd_report(int argc, char **argv)
@@ -24,7 +26,6 @@ int cmd_report(int argc, char **argv)
 	bool as_json = false;
 	char *db_default = NULL, *end;
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
 	json_t *report = NULL;
 	long long run;
 	int c, status = EXIT_NO_VERDICT;
@@ -50,23 +51,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (db_open(db_path, &db, &err) < 0)
 		goto fail;
-	if (sqlite3_prepare_v2(db, "SELECT report, verdict FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-		db_error(db, "reading runs", &err);
-		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, run);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		strbuf_addf(&err, "no run %lld in %s", run, db_path);
-		goto fail;
-	}
-	if (!sqlite3_column_text(st, 0)) {
-		strbuf_addf(&err, "run %lld has no report yet (%s)", run,
-			    (const char *)sqlite3_column_text(st, 1));
-		goto fail;
-	}
-	report = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+	report = history_run_report(db, run, &err);
 	if (!report) {
-		strbuf_addf(&err, "run %lld: the recorded report is not JSON", run);
+		if (errno == ENOENT)
+			strbuf_addf(&err, " in %s", db_path);
 		goto fail;
 	}
 	if (as_json) {
@@ -92,7 +80,6 @@ fail:
 	fprintf(stderr, "backport-gate report: %s\n", err.buf);
 out:
 	json_decref(report);
-	sqlite3_finalize(st);
 	db_close(db);
 	strbuf_release(&err);
 	strbuf_release(&text);

@@ -285,10 +285,10 @@ json_t *jobs_get_json(sqlite3 *db, int64_t id)
 	sqlite3_stmt *st;
 	json_t *o = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT id, queue, trigger, state, attempts, run_id, error, created_at, "
-			       "started_at, finished_at, content_hash FROM job WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "SELECT id, queue, trigger, state, attempts, run_id, error, created_at, "
+			"started_at, finished_at, content_hash FROM job WHERE id = ?", "i",
+			(sqlite3_int64)id) < 0)
 		return NULL;
-	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		static const char *const keys[] = { "job", "queue", "trigger", "state", "attempts", "run",
 						     "error", "created_at", "started_at", "finished_at",
