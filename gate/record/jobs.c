@@ -10,6 +10,7 @@
 #include "basic/xalloc.h"
 #include "record/db.h"
 #include "record/jobs.h"
+#include "record/outbox.h"
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
@@ -104,8 +105,7 @@ int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, jso
 			       "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
 			       "ii", run, (sqlite3_int64)job);
 	for (size_t i = 0; r == 0 && i < q->n_notify; i++)
-		r = sql_exec(db, "INSERT OR IGNORE INTO outbox (run_id, url, body, state) "
-			     "VALUES (?, ?, ?, 'pending')", "iss", run, q->notify[i], body);
+		r = outbox_add(db, run, q->notify[i], body);
 	if (r == 0)
 		r = db_commit(db);
 	if (r < 0)
