@@ -44,6 +44,10 @@ GATE_CFLAGS = $(CFLAGS) -Igate $(shell pkg-config --cflags $(GATE_LIBS_PC))
 GATE_LDLIBS = $(shell pkg-config --libs $(GATE_LIBS_PC))
 
 GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/unit/*_test.c))
+# What the gate's unit tests share (not tests: their names do not end in
+# _test.c), compiled into each of them.
+TEST_HELPER_SRCS := tests/unit/testdb.c
+TEST_HELPER_HDRS := tests/unit/testdb.h
 UNIT_TESTS := $(BUILD)/tests/probe_record_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
@@ -91,9 +95,10 @@ $(BUILD)/libgate.a: $(GATE_OBJS)
 $(BUILD)/backport-gate: $(GATE_MAIN) $(BUILD)/libgate.a $(GATE_HDRS)
 	$(CC) $(GATE_CFLAGS) -o $@ $(GATE_MAIN) $(BUILD)/libgate.a $(GATE_LDLIBS)
 
-$(BUILD)/tests/%_test: tests/unit/%_test.c $(BUILD)/libgate.a $(GATE_HDRS)
+$(BUILD)/tests/%_test: tests/unit/%_test.c $(TEST_HELPER_SRCS) $(BUILD)/libgate.a $(GATE_HDRS) \
+		$(TEST_HELPER_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(GATE_CFLAGS) -o $@ $< $(BUILD)/libgate.a $(GATE_LDLIBS) -lcmocka
+	$(CC) $(GATE_CFLAGS) -o $@ $< $(TEST_HELPER_SRCS) $(BUILD)/libgate.a $(GATE_LDLIBS) -lcmocka
 
 # The gate's applier on a directory, for tests/real-series.sh.
 $(BUILD)/tests/apply-series: tests/tools/apply-series.c $(BUILD)/libgate.a $(GATE_HDRS)
@@ -143,9 +148,10 @@ $(ASAN)/libgate.a: $(ASAN_OBJS)
 $(ASAN)/backport-gate: $(GATE_MAIN) $(ASAN)/libgate.a $(GATE_HDRS)
 	$(CC) $(ASAN_CFLAGS) -o $@ $(GATE_MAIN) $(ASAN)/libgate.a $(GATE_LDLIBS)
 
-$(ASAN)/tests/%_test: tests/unit/%_test.c $(ASAN)/libgate.a $(GATE_HDRS)
+$(ASAN)/tests/%_test: tests/unit/%_test.c $(TEST_HELPER_SRCS) $(ASAN)/libgate.a $(GATE_HDRS) \
+		$(TEST_HELPER_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CFLAGS) -o $@ $< $(ASAN)/libgate.a $(GATE_LDLIBS) -lcmocka
+	$(CC) $(ASAN_CFLAGS) -o $@ $< $(TEST_HELPER_SRCS) $(ASAN)/libgate.a $(GATE_LDLIBS) -lcmocka
 
 # libFuzzer targets: make fuzz (FUZZ_SECONDS each, default 60); make check
 # runs a short pass of each (tests/fuzz.sh).

@@ -5,19 +5,14 @@
 
 #include "basic/sql.h"
 
-int sql_vprepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char *fmt, va_list ap)
+/* Bind @fmt's parameters to @st: 0, -EINVAL (not one letter per parameter), or -EIO. */
+static int vbind(sqlite3_stmt *st, const char *fmt, va_list ap)
 {
-	sqlite3_stmt *st;
 	int rc = SQLITE_OK;
 
-	*ret_st = NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
 	/* a format that does not match the statement would bind garbage from va_arg() */
-	if (sqlite3_bind_parameter_count(st) != (int)strlen(fmt)) {
-		sqlite3_finalize(st);
+	if (sqlite3_bind_parameter_count(st) != (int)strlen(fmt))
 		return -EINVAL;
-	}
 	for (int i = 0; fmt[i] && rc == SQLITE_OK; i++) {
 		if (fmt[i] == 'i') {
 			rc = sqlite3_bind_int64(st, i + 1, va_arg(ap, sqlite3_int64));
@@ -30,9 +25,21 @@ int sql_vprepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char
 			       : sqlite3_bind_null(st, i + 1);
 		}
 	}
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : -EIO;
+}
+
+int sql_vprepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char *fmt, va_list ap)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	*ret_st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
+	r = fmt ? vbind(st, fmt, ap) : 0;
+	if (r < 0) {
+		sqlite3_finalize(st);
+		return r;
 	}
 	*ret_st = st;
 	return 0;
@@ -45,6 +52,19 @@ int sql_prepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char 
 
 	va_start(ap, fmt);
 	r = sql_vprepare(db, ret_st, sql, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int sql_rebind(sqlite3_stmt *st, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	/* what reset returns is the last step's error, which that step's caller has seen */
+	sqlite3_reset(st);
+	va_start(ap, fmt);
+	r = vbind(st, fmt, ap);
 	va_end(ap);
 	return r;
 }

@@ -22,10 +22,18 @@
 /*
  * Prepare @sql and bind @fmt's parameters into *ret_st (the caller steps
  * and finalizes). 0, -EIO, or -EINVAL when @fmt does not have one letter
- * per parameter of @sql (the highest ?NNN for numbered ones).
+ * per parameter of @sql (the highest ?NNN for numbered ones). A NULL @fmt
+ * binds nothing yet: a statement run once per row of another gets its
+ * values from sql_rebind() before each run.
  */
 int sql_prepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char *fmt, ...);
 int sql_vprepare(sqlite3 *db, sqlite3_stmt **ret_st, const char *sql, const char *fmt, va_list ap);
+/*
+ * Reset @st and bind @fmt's parameters anew, to run a statement prepared
+ * once again with other values (one per row of another query, say); the
+ * caller still finalizes it. 0, -EINVAL as above, or -EIO.
+ */
+int sql_rebind(sqlite3_stmt *st, const char *fmt, ...);
 /* Run @sql once, to completion (no rows). 0, -EINVAL as above, or -EIO (prepare, bind or step failed). */
 int sql_exec(sqlite3 *db, const char *sql, const char *fmt, ...);
 /* Step @st once and finalize it: 0 when it completed (SQLITE_DONE), else -EIO. */

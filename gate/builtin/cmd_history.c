@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
@@ -342,54 +341,6 @@ static void print_open(const json_t *answer)
 	table_release(&t);
 }
 
-/*
- * The record, read-only: asking must not create a database where a path
- * was mistyped, nor migrate one that a daemon owns.
- */
-static int open_record(const char *path, sqlite3 **ret_db, struct strbuf *err)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	struct stat sb;
-	int r = -EIO, version;
-
-	if (stat(path, &sb) < 0) {
-		r = -errno;
-		strbuf_addf(err, "no database at %s: %s", path, strerror(errno));
-		return r;
-	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		strbuf_addf(err, "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-		goto out;
-	}
-	sqlite3_busy_timeout(db, 30000);
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW) {
-		strbuf_addf(err, "cannot read %s: %s", path, sqlite3_errmsg(db));
-		goto out;
-	}
-	version = sqlite3_column_int(st, 0);
-	if (version == 0) {
-		strbuf_addf(err, "%s is not a backport-gate database (it has no schema)", path);
-		r = -EINVAL;
-		goto out;
-	}
-	if (version > (int)db_migration_count) {
-		strbuf_addf(err, "%s has schema version %d, newer than this gate knows (%zu)", path, version,
-			    db_migration_count);
-		r = -EPROTO;
-		goto out;
-	}
-	/* an older schema is fine: what the questions read is all in 0001-initial.sql */
-	*ret_db = db;
-	db = NULL;
-	r = 0;
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return r;
-}
-
 static int ask(enum question *q, enum question want, const char *option, struct strbuf *err)
 {
 	static const char *const names[] = {
@@ -498,7 +449,7 @@ int cmd_history(int argc, char **argv)
 		db_default = xasprintf("%s/gate.db", default_cache());
 		db_path = db_default;
 	}
-	if (open_record(db_path, &db, &err) < 0)
+	if (db_open_readonly(db_path, &db, &err) < 0)
 		goto fail;
 
 	switch (q) {

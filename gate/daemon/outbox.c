@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <curl/curl.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "basic/sql.h"
-#include "basic/xalloc.h"
 #include "daemon/outbox.h"
-
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
+#include "record/outbox.h"
 
 static size_t discard(char *data, size_t size, size_t n, void *user)
 {
@@ -59,45 +53,33 @@ static int post(const char *url, const char *body, char *why, size_t why_len)
 
 int outbox_deliver(sqlite3 *db, int max)
 {
-	sqlite3_stmt *st;
-	int sent = 0, rc;
+	struct outbox_entry *due;
+	size_t n;
+	int sent = 0;
 
-	if (sql_prepare(db, &st, "SELECT id, url, body, attempts FROM outbox WHERE state = 'pending' "
-			"AND next_attempt <= ? ORDER BY id LIMIT ?", "di", (double)time(NULL),
-			(sqlite3_int64)max) < 0) {
+	if (outbox_due(db, (double)time(NULL), max, &due, &n) < 0) {
 		fprintf(stderr, "notify: reading the outbox: %s\n", sqlite3_errmsg(db));
 		return 0;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(st, 0);
-		int attempts = sqlite3_column_int(st, 3) + 1;
-		char *url = xstrdup((const char *)sqlite3_column_text(st, 1));
-		char *body = xstrdup((const char *)sqlite3_column_text(st, 2));
+	for (size_t i = 0; i < n; i++) {
+		const struct outbox_entry *e = &due[i];
+		int attempts = e->attempts + 1;
 		char why[256] = "";
 		/* backoff: 2, 4, 8, ... seconds, at most 10 minutes */
 		double delay = attempts > 9 ? 600 : (double)(1 << attempts);
 		int ok, r;
 
-		ok = post(url, body, why, sizeof(why)) == 0;
+		ok = post(e->url, e->body, why, sizeof(why)) == 0;
 		if (ok)
-			r = sql_exec(db, "UPDATE outbox SET state = 'sent', attempts = ?, "
-				     "sent_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
-				     "ii", (sqlite3_int64)attempts, id);
+			r = outbox_mark_sent(db, e->id, attempts);
 		else
-			r = sql_exec(db, "UPDATE outbox SET state = CASE WHEN ?1 >= "
-				     STRINGIFY(OUTBOX_MAX_ATTEMPTS) " THEN 'failed' ELSE 'pending' END, "
-				     "attempts = ?1, next_attempt = ?3, last_error = ?4 WHERE id = ?2",
-				     "iids", (sqlite3_int64)attempts, id, (double)time(NULL) + delay, why);
-		fprintf(stderr, "notify %s: %s%s\n", url, ok ? "sent" : "failed: ", why);
+			r = outbox_mark_failed(db, e->id, attempts, (double)time(NULL) + delay, why);
+		fprintf(stderr, "notify %s: %s%s\n", e->url, ok ? "sent" : "failed: ", why);
 		if (r < 0)
-			fprintf(stderr, "notify %s: outbox entry %lld: recording attempt %d: %s\n", url,
-				(long long)id, attempts, sqlite3_errmsg(db));
+			fprintf(stderr, "notify %s: outbox entry %lld: recording attempt %d: %s\n", e->url,
+				(long long)e->id, attempts, sqlite3_errmsg(db));
 		sent += ok;
-		free(url);
-		free(body);
 	}
-	if (rc != SQLITE_DONE)
-		fprintf(stderr, "notify: reading the outbox: %s\n", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
+	outbox_entries_free(due, n);
 	return sent;
 }

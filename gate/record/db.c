@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "basic/xalloc.h"
 #include "basic/sql.h"
@@ -35,7 +36,7 @@ static int user_version(sqlite3 *db, int *ret)
 	sqlite3_stmt *st;
 	int r = -EIO;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "PRAGMA user_version", "") < 0)
 		return -EIO;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*ret = sqlite3_column_int(st, 0);
@@ -89,6 +90,46 @@ int db_open(const char *path, sqlite3 **ret_db, struct strbuf *err)
 	return 0;
 }
 
+int db_open_readonly(const char *path, sqlite3 **ret_db, struct strbuf *err)
+{
+	sqlite3 *db = NULL;
+	struct stat sb;
+	int r = -EIO, version;
+
+	if (stat(path, &sb) < 0) {
+		r = -errno;
+		strbuf_addf(err, "no database at %s: %s", path, strerror(errno));
+		return r;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		strbuf_addf(err, "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		goto out;
+	}
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	if (user_version(db, &version) < 0) {
+		strbuf_addf(err, "cannot read %s: %s", path, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (version == 0) {
+		strbuf_addf(err, "%s is not a backport-gate database (it has no schema)", path);
+		r = -EINVAL;
+		goto out;
+	}
+	if (version > (int)db_migration_count) {
+		strbuf_addf(err, "%s has schema version %d, newer than this gate knows (%zu)", path, version,
+			    db_migration_count);
+		r = -EPROTO;
+		goto out;
+	}
+	/* an older schema is fine: what history.h's questions read is all in 0001-initial.sql */
+	*ret_db = db;
+	db = NULL;
+	r = 0;
+out:
+	sqlite3_close(db);
+	return r;
+}
+
 void db_close(sqlite3 *db)
 {
 	sqlite3_close(db);
@@ -123,11 +164,9 @@ int db_build_get(sqlite3 *db, const struct tree_key *key, bool *ret_found, bool 
 	int rc;
 
 	*ret_found = false;
-	if (sqlite3_prepare_v2(db, "SELECT status, first_error FROM build WHERE tree = ? AND config = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "SELECT status, first_error FROM build WHERE tree = ? AND config = ?",
+			"ss", key->tree, key->config) < 0)
 		return -EIO;
-	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*ret_found = true;
@@ -153,11 +192,9 @@ int db_build_inputs_get(sqlite3 *db, const struct tree_key *key, bool *ret_found
 	int rc;
 
 	*ret_found = false;
-	if (sqlite3_prepare_v2(db, "SELECT inputs FROM build WHERE tree = ? AND config = ? "
-			       "AND status = 'ok' AND inputs IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "SELECT inputs FROM build WHERE tree = ? AND config = ? "
+			"AND status = 'ok' AND inputs IS NOT NULL", "ss", key->tree, key->config) < 0)
 		return -EIO;
-	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*ret_found = true;
@@ -188,10 +225,9 @@ static int load_cases(sqlite3 *db, sqlite3_int64 boot_id, struct ktap_run *ktap)
 	size_t n = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT name, kind, status, diagnostic FROM case_result "
-			       "WHERE boot_id = ? ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "SELECT name, kind, status, diagnostic FROM case_result "
+			"WHERE boot_id = ? ORDER BY rowid", "i", boot_id) < 0)
 		return -EIO;
-	sqlite3_bind_int64(st, 1, boot_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct case_result *c;
 		int s = status_from_name(column_text(st, 2), statuses, 4);
@@ -225,13 +261,10 @@ int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_
 	int rc, r = 0;
 
 	*ret_found = false;
-	if (sqlite3_prepare_v2(db, "SELECT id, status, evidence FROM boot WHERE tree = ? AND config = ? "
-			       "AND suite = ? AND attempt = ?", -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "SELECT id, status, evidence FROM boot WHERE tree = ? AND config = ? "
+			"AND suite = ? AND attempt = ?", "sssi", key->tree, key->config, key->suite,
+			(sqlite3_int64)attempt) < 0)
 		return -EIO;
-	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, key->suite, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 4, attempt);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		int s = status_from_name(column_text(st, 1), statuses, 4);
@@ -253,48 +286,25 @@ int db_boot_get(sqlite3 *db, const struct tree_key *key, int attempt, bool *ret_
 int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct db_boot *boot,
 		const char *accel, double seconds)
 {
-	sqlite3_stmt *st = NULL;
 	sqlite3_int64 boot_id;
-	int r = -EIO;
+	int r;
 
 	if (db_begin(db) < 0)
 		return -EIO;
-	if (sqlite3_prepare_v2(db, "INSERT INTO boot (tree, config, suite, attempt, status, evidence, accel, seconds) "
-			       "VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM boot "
-			       "WHERE tree = ?1 AND config = ?2 AND suite = ?3), ?4, ?5, ?6, ?7)",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(st, 1, key->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->config, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, key->suite, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, boot_status_name(boot->failed ? boot->status : BOOT_OK),
-			  -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, boot->evidence.buf, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, accel, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 7, seconds);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto out;
+	r = sql_exec(db, "INSERT INTO boot (tree, config, suite, attempt, status, evidence, accel, seconds) "
+		     "VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM boot "
+		     "WHERE tree = ?1 AND config = ?2 AND suite = ?3), ?4, ?5, ?6, ?7)", "ssssssd",
+		     key->tree, key->config, key->suite,
+		     boot_status_name(boot->failed ? boot->status : BOOT_OK), boot->evidence.buf, accel,
+		     seconds);
 	boot_id = sqlite3_last_insert_rowid(db);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(db, "INSERT INTO case_result (boot_id, name, kind, status, diagnostic) "
-			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	for (size_t i = 0; i < boot->ktap.n_cases; i++) {
+	for (size_t i = 0; r == 0 && i < boot->ktap.n_cases; i++) {
 		const struct case_result *c = &boot->ktap.cases[i];
 
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, boot_id);
-		sqlite3_bind_text(st, 2, c->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, c->quirk ? "quirk" : "contract", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, case_status_name(c->status), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 5, c->diagnostic, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto out;
+		r = sql_exec(db, "INSERT INTO case_result (boot_id, name, kind, status, diagnostic) "
+			     "VALUES (?, ?, ?, ?, ?)", "issss", boot_id, c->name,
+			     c->quirk ? "quirk" : "contract", case_status_name(c->status), c->diagnostic);
 	}
-	r = 0;
-out:
-	sqlite3_finalize(st);
 	if (r == 0)
 		r = db_commit(db);
 	else

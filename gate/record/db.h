@@ -26,6 +26,16 @@ extern const size_t db_migration_count;
 
 /* Open (creating) @path and bring its schema up to date. 0 or -errno, @err. */
 int db_open(const char *path, sqlite3 **ret_db, struct strbuf *err);
+/*
+ * Open @path read-only, for asking the record: no database is created
+ * where a path was mistyped, and none is migrated (a daemon may own it;
+ * an older schema answers history.h's questions). 0, or with a message
+ * in @err: -ENOENT (or another -errno of stat()) when there is no file,
+ * -EINVAL when it has no schema, -EPROTO when its schema is newer than
+ * db_migrations, -EIO when SQLite cannot open or read it.
+ */
+int db_open_readonly(const char *path, sqlite3 **ret_db, struct strbuf *err);
+/* Close a database either open gave; NULL is a no-op. */
 void db_close(sqlite3 *db);
 
 /* The key of a tested tree. */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/sql.h"
 #include "basic/xalloc.h"
 #include "record/db.h"
 #include "record/history.h"
@@ -104,14 +106,17 @@ static int names_json(sqlite3_stmt *st, int col, const char *field, int64_t run,
 	return 0;
 }
 
+/* sql_prepare() with @fmt and its values, a failure as a message naming @what. */
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret_st, const char *what,
-		   struct strbuf *err)
+		   struct strbuf *err, const char *fmt, ...)
 {
-	if (sqlite3_prepare_v2(db, sql, -1, ret_st, NULL) != SQLITE_OK) {
-		*ret_st = NULL;
-		return db_error(db, what, err);
-	}
-	return 0;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = sql_vprepare(db, ret_st, sql, fmt, ap);
+	va_end(ap);
+	return r < 0 ? db_error(db, what, err) : 0;
 }
 
 static bool is_verdict(const char *s)
@@ -141,10 +146,9 @@ static int normalize_since(sqlite3 *db, const char *since, char *ret, size_t siz
 	for (size_t i = 0; shape[i]; i++)
 		if (shape[i] == 'd' ? !isdigit((unsigned char)since[i]) : since[i] != shape[i])
 			goto bad;
-	r = prepare(db, "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', ?)", &st, "reading a date", err);
+	r = prepare(db, "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', ?)", &st, "reading a date", err, "s", since);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, since, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		r = db_error(db, "reading a date", err);
 	} else if (!(s = (const char *)sqlite3_column_text(st, 0)) || strlen(s) >= size) {
@@ -166,18 +170,8 @@ bad:
 	" WHERE (?1 IS NULL OR s.queue = ?1) AND (?2 IS NULL OR r.verdict = ?2)" \
 	" AND (?3 IS NULL OR r.started_at >= ?3)"
 
-static void bind_filter(sqlite3_stmt *st, const struct history_filter *f, const char *since)
-{
-	sqlite3_bind_null(st, 1);
-	sqlite3_bind_null(st, 2);
-	sqlite3_bind_null(st, 3);
-	if (f->queue)
-		sqlite3_bind_text(st, 1, f->queue, -1, SQLITE_STATIC);
-	if (f->verdict)
-		sqlite3_bind_text(st, 2, f->verdict, -1, SQLITE_STATIC);
-	if (since)
-		sqlite3_bind_text(st, 3, since, -1, SQLITE_STATIC);
-}
+/* RUNS_FROM_WHERE's parameters ?1 to ?3: a filter left out is NULL, which sql.h's 's' binds as SQL NULL. */
+#define RUNS_FILTER_FMT "sss"
 
 /* The names of the patches run @run dropped, in series order. */
 static int run_drops(sqlite3 *db, sqlite3_stmt *st, int64_t run, json_t **ret, struct strbuf *err)
@@ -185,8 +179,10 @@ static int run_drops(sqlite3 *db, sqlite3_stmt *st, int64_t run, json_t **ret, s
 	json_t *names = new_array();
 	int rc;
 
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, run);
+	if (sql_rebind(st, "i", (sqlite3_int64)run) < 0) {
+		json_decref(names);
+		return db_error(db, "reading a run's drops", err);
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		arr_add(names, text_json(st, 0));
 	if (rc != SQLITE_DONE) {
@@ -255,10 +251,10 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 		if (r < 0)
 			goto out;
 	}
-	r = prepare(db, "SELECT count(*)" RUNS_FROM_WHERE, &count, "counting runs", err);
+	r = prepare(db, "SELECT count(*)" RUNS_FROM_WHERE, &count, "counting runs", err, RUNS_FILTER_FMT,
+		    f->queue, f->verdict, f->since ? since : NULL);
 	if (r < 0)
 		goto out;
-	bind_filter(count, f, f->since ? since : NULL);
 	if (sqlite3_step(count) != SQLITE_ROW) {
 		r = db_error(db, "counting runs", err);
 		goto out;
@@ -268,15 +264,15 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 	r = prepare(db, "SELECT r.id, s.queue, s.source, s.ref, s.commit_id, r.base, r.verdict, r.started_at,"
 		    " r.finished_at, r.seconds, r.builds, r.boots, r.error, r.kept_tree, r.kept_commit"
 		    RUNS_FROM_WHERE
-		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?4 OFFSET ?5", &list, "reading runs", err);
+		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?4 OFFSET ?5", &list, "reading runs", err,
+		    RUNS_FILTER_FMT "ii", f->queue, f->verdict, f->since ? since : NULL,
+		    (sqlite3_int64)limit, (sqlite3_int64)f->offset);
 	if (r < 0)
 		goto out;
-	bind_filter(list, f, f->since ? since : NULL);
-	sqlite3_bind_int64(list, 4, limit);
-	sqlite3_bind_int64(list, 5, f->offset);
+	/* run once per run listed, by run_drops() */
 	r = prepare(db, "SELECT p.name FROM verdict v JOIN patch p ON p.id = v.patch_id"
 		    " WHERE v.run_id = ? AND v.status = 'drop' ORDER BY p.position",
-		    &drops, "reading a run's drops", err);
+		    &drops, "reading a run's drops", err, NULL);
 	if (r < 0)
 		goto out;
 
@@ -334,10 +330,10 @@ json_t *history_run_report(sqlite3 *db, int64_t run, struct strbuf *err)
 	json_error_t je;
 	int r, rc;
 
-	r = prepare(db, "SELECT report, verdict FROM run WHERE id = ?", &st, "reading runs", err);
+	r = prepare(db, "SELECT report, verdict FROM run WHERE id = ?", &st, "reading runs", err, "i",
+		    (sqlite3_int64)run);
 	if (r < 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, run);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
 		strbuf_addf(err, "no run %lld", (long long)run);
@@ -404,10 +400,9 @@ json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err)
 		goto out;
 	}
 	sha = is_sha_prefix(key);
-	r = prepare(db, sha ? by_upstream : by_name, &st, "reading verdicts", err);
+	r = prepare(db, sha ? by_upstream : by_name, &st, "reading verdicts", err, "s", key);
 	if (r < 0)
 		goto out;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 
 	out = new_object();
 	verdicts = new_array();
@@ -468,10 +463,9 @@ static int case_known(sqlite3 *db, const char *name, json_t **ret_kind, bool *re
 	*ret_kind = NULL;
 	*ret_known = false;
 	r = prepare(db, "SELECT kind FROM case_result WHERE name = ? ORDER BY boot_id DESC LIMIT 1",
-		    &st, "reading case results", err);
+		    &st, "reading case results", err, "s", name);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		r = db_error(db, "reading case results", err);
@@ -485,10 +479,9 @@ static int case_known(sqlite3 *db, const char *name, json_t **ret_kind, bool *re
 		goto out;
 	r = prepare(db, "SELECT 1 FROM verdict v, json_each(v.regressions) j WHERE j.value = ?1"
 		    " UNION ALL SELECT 1 FROM verdict v, json_each(v.changes) j WHERE j.value = ?1 LIMIT 1",
-		    &st, "reading verdicts", err);
+		    &st, "reading verdicts", err, "s", name);
 	if (r < 0)
 		goto out;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		r = db_error(db, "reading verdicts", err);
@@ -509,9 +502,11 @@ static int case_outcome(sqlite3 *db, sqlite3_stmt *st, int64_t run, const char *
 	json_t *regressed = new_array(), *changed = new_array();
 	int rc;
 
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (sql_rebind(st, "is", (sqlite3_int64)run, name) < 0) {
+		json_decref(regressed);
+		json_decref(changed);
+		return db_error(db, "reading verdicts", err);
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		arr_add(strcmp(column_string(st, 1), "regressed") ? changed : regressed, text_json(st, 0));
 	if (rc != SQLITE_DONE) {
@@ -558,14 +553,14 @@ json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err)
 
 	r = prepare(db, "SELECT r.id, s.queue, r.started_at FROM run r JOIN snapshot s ON s.id = r.snapshot_id"
 		    " WHERE r.verdict IN ('pass', 'drop') ORDER BY r.started_at DESC, r.id DESC",
-		    &runs_st, "reading runs", err);
+		    &runs_st, "reading runs", err, "");
 	if (r < 0)
 		goto out;
 	r = prepare(db, "SELECT p.name, 'regressed', p.position FROM verdict v JOIN patch p ON p.id = v.patch_id,"
 		    " json_each(v.regressions) j WHERE v.run_id = ?1 AND j.value = ?2"
 		    " UNION ALL SELECT p.name, 'changed', p.position FROM verdict v JOIN patch p ON p.id = v.patch_id,"
 		    " json_each(v.changes) j WHERE v.run_id = ?1 AND j.value = ?2 ORDER BY 3",
-		    &mentions, "reading verdicts", err);
+		    &mentions, "reading verdicts", err, NULL);	/* per run, by case_outcome() */
 	if (r < 0)
 		goto out;
 	while ((rc = sqlite3_step(runs_st)) == SQLITE_ROW) {
@@ -592,6 +587,28 @@ out:
 	return out;
 }
 
+/* The patches run @run left open into @open, with @st (history_regressions()'s second statement). */
+static int run_open(sqlite3 *db, sqlite3_stmt *st, int64_t run, json_t *open, struct strbuf *err)
+{
+	int r, rc;
+
+	if (sql_rebind(st, "i", (sqlite3_int64)run) < 0)
+		return db_error(db, "reading verdicts", err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *entry = new_object(), *cases = NULL;
+
+		arr_add(open, entry);
+		obj_set(entry, "patch", text_json(st, 0));
+		obj_set(entry, "upstream", text_json(st, 1));
+		r = names_json(st, 2, "regressions", run, column_string(st, 0), &cases, err);
+		if (r < 0)
+			return r;
+		obj_set(entry, "cases", cases);
+		obj_set(entry, "reason", text_json(st, 3));
+	}
+	return rc == SQLITE_DONE ? 0 : db_error(db, "reading verdicts", err);
+}
+
 json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
 {
 	sqlite3_stmt *latest = NULL, *open_st = NULL;
@@ -602,13 +619,13 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
 		    " SELECT s.queue, r.id, r.started_at, r.verdict, row_number() OVER"
 		    " (PARTITION BY s.queue ORDER BY r.started_at DESC, r.id DESC) AS nth"
 		    " FROM run r JOIN snapshot s ON s.id = r.snapshot_id WHERE r.verdict IN ('pass', 'drop'))"
-		    " WHERE nth = 1 ORDER BY queue", &latest, "reading runs", err);
+		    " WHERE nth = 1 ORDER BY queue", &latest, "reading runs", err, "");
 	if (r < 0)
 		goto out;
 	r = prepare(db, "SELECT p.name, p.upstream, v.regressions, v.reason FROM verdict v"
 		    " JOIN patch p ON p.id = v.patch_id WHERE v.run_id = ? AND v.status = 'drop'"
 		    " AND v.reason IN ('regression', 'build', 'boot') ORDER BY p.position",
-		    &open_st, "reading verdicts", err);
+		    &open_st, "reading verdicts", err, NULL);	/* per queue, by run_open() */
 	if (r < 0)
 		goto out;
 
@@ -624,22 +641,7 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
 		obj_set(queue, "started_at", text_json(latest, 2));
 		obj_set(queue, "verdict", text_json(latest, 3));
 		obj_set(queue, "open", open);
-		sqlite3_reset(open_st);
-		sqlite3_bind_int64(open_st, 1, run);
-		while ((rc = sqlite3_step(open_st)) == SQLITE_ROW) {
-			json_t *entry = new_object(), *cases = NULL;
-
-			arr_add(open, entry);
-			obj_set(entry, "patch", text_json(open_st, 0));
-			obj_set(entry, "upstream", text_json(open_st, 1));
-			r = names_json(open_st, 2, "regressions", run, column_string(open_st, 0), &cases, err);
-			if (r < 0)
-				break;
-			obj_set(entry, "cases", cases);
-			obj_set(entry, "reason", text_json(open_st, 3));
-		}
-		if (r == 0 && rc != SQLITE_DONE)
-			r = db_error(db, "reading verdicts", err);
+		r = run_open(db, open_st, run, open, err);
 		if (r == 0 && (!open_only || json_array_size(open)))
 			arr_add(queues, queue);
 		else

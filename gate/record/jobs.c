@@ -10,6 +10,7 @@
 #include "basic/xalloc.h"
 #include "record/db.h"
 #include "record/jobs.h"
+#include "record/outbox.h"
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
@@ -104,8 +105,7 @@ int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, jso
 			       "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
 			       "ii", run, (sqlite3_int64)job);
 	for (size_t i = 0; r == 0 && i < q->n_notify; i++)
-		r = sql_exec(db, "INSERT OR IGNORE INTO outbox (run_id, url, body, state) "
-			     "VALUES (?, ?, ?, 'pending')", "iss", run, q->notify[i], body);
+		r = outbox_add(db, run, q->notify[i], body);
 	if (r == 0)
 		r = db_commit(db);
 	if (r < 0)
@@ -285,10 +285,10 @@ json_t *jobs_get_json(sqlite3 *db, int64_t id)
 	sqlite3_stmt *st;
 	json_t *o = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT id, queue, trigger, state, attempts, run_id, error, created_at, "
-			       "started_at, finished_at, content_hash FROM job WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (sql_prepare(db, &st, "SELECT id, queue, trigger, state, attempts, run_id, error, created_at, "
+			"started_at, finished_at, content_hash FROM job WHERE id = ?", "i",
+			(sqlite3_int64)id) < 0)
 		return NULL;
-	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		static const char *const keys[] = { "job", "queue", "trigger", "state", "attempts", "run",
 						     "error", "created_at", "started_at", "finished_at",

@@ -12,23 +12,17 @@ int run_sequence_put(sqlite3 *db, int64_t run_id, size_t position,
 		     const struct run_sequence *seq)
 {
 	struct strbuf patches = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
 	int r;
 
 	strbuf_addch(&patches, '[');
 	for (size_t i = 0; i < seq->n_patches; i++)
 		strbuf_addf(&patches, "%s%zu", i ? "," : "", seq->patches[i] + 1);
 	strbuf_addch(&patches, ']');
-	r = sql_prepare(db, &st, "INSERT OR REPLACE INTO run_sequence (run_id, position, patches, "
-			"commit_id, tree, apply_failed, judged_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			"iisssis", run_id, (sqlite3_int64)position, patches.buf, seq->commit, seq->tree,
-			(sqlite3_int64)(seq->apply_failed + 1), seq->judged_at);
-	if (r == 0 && seq->apply_failed < 0)
-		sqlite3_bind_null(st, 6);
-	if (r == 0)
-		r = sql_step_done(st);
-	else
-		sqlite3_finalize(st);
+	/* apply_failed: a 1-based position, NULL (0 here) when every patch applied */
+	r = sql_exec(db, "INSERT OR REPLACE INTO run_sequence (run_id, position, patches, "
+		     "commit_id, tree, apply_failed, judged_at) VALUES (?, ?, ?, ?, ?, NULLIF(?, 0), ?)",
+		     "iisssis", run_id, (sqlite3_int64)position, patches.buf, seq->commit, seq->tree,
+		     (sqlite3_int64)(seq->apply_failed + 1), seq->judged_at);
 	strbuf_release(&patches);
 	return r;
 }
@@ -144,9 +138,8 @@ static int sequence_patches(sqlite3 *db, int64_t run, const char *positions, jso
 	json_array_foreach(list, i, v) {
 		json_t *p = json_object();
 
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 2, json_integer_value(v));
-		if (sqlite3_step(st) != SQLITE_ROW) {
+		if (sql_rebind(st, "ii", run, (sqlite3_int64)json_integer_value(v)) < 0 ||
+		    sqlite3_step(st) != SQLITE_ROW) {
 			json_decref(p);
 			strbuf_addf(err, "run %lld: sequence names patch %lld, which the record lacks",
 				    (long long)run, (long long)json_integer_value(v));

@@ -12,54 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "record/db.h"
-
-struct fixture {
-	char dir[64];
-	char path[128];
-	sqlite3 *db;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct strbuf err = STRBUF_INIT;
-
-	if (!f)
-		return -1;
-	strcpy(f->dir, "/tmp/db_test.XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		perror("mkdtemp");
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
-	if (db_open(f->path, &f->db, &err) < 0) {
-		fprintf(stderr, "db_open: %s\n", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char path[160];
-
-	db_close(f->db);
-	unlink(f->path);
-	snprintf(path, sizeof(path), "%s-wal", f->path);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->path);
-	unlink(path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
+#include "testdb.h"
 
 static const struct tree_key key = {
 	.tree = "1111111111111111111111111111111111111111",
@@ -69,7 +25,7 @@ static const struct tree_key key = {
 
 static void test_boot_round_trip(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct case_result cases[] = {
 		{ .name = "test.pl", .quirk = false, .status = CASE_FAIL, .diagnostic = "ran /bin/sh" },
 		{ .name = "empty", .quirk = true, .status = CASE_QUIRK_CHANGED, .diagnostic = "argv[1]=\"\"" },
@@ -107,7 +63,7 @@ static void test_boot_round_trip(void **state)
 
 static void test_failed_boot(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct db_boot in = DB_BOOT_INIT, out = DB_BOOT_INIT;
 	bool found = false;
 
@@ -129,7 +85,7 @@ static void test_failed_boot(void **state)
 /* A build put in comes back with its status, first error and time. */
 static void test_build_round_trip(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf first_error = STRBUF_INIT;
 	sqlite3_stmt *st;
 	bool found, ok;
@@ -160,9 +116,9 @@ static void test_build_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_boot_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_boot, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_build_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_round_trip, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_failed_boot, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_build_round_trip, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

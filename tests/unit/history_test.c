@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "record/db.h"
 #include "record/history.h"
+#include "testdb.h"
 
 #define SHEBANG_SHA "8099b047ecc431518b9bb6bdbba3549bbecdc343"
 
@@ -70,53 +70,21 @@ static const char fixture_sql[] =
 	" (1, 'test.pl', 'contract', 'pass'), (1, 'exact-trunc-arg', 'contract', 'pass'),"
 	" (1, 'empty', 'quirk', 'pass'), (1, 'argv-plain', 'contract', 'pass');";
 
-struct fixture {
-	char dir[64];
-	char path[128];
-	sqlite3 *db;
-};
-
+/* The record, with fixture_sql in it, shared by every test (none writes). */
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct strbuf err = STRBUF_INIT;
+	struct testdb *f;
 	char *msg = NULL;
 
-	if (!f)
+	if (testdb_setup(state) < 0)
 		return -1;
-	strcpy(f->dir, "/tmp/history_test.XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		perror("mkdtemp");
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
-	if (db_open(f->path, &f->db, &err) < 0) {
-		fprintf(stderr, "db_open: %s\n", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
+	f = *state;
 	if (sqlite3_exec(f->db, fixture_sql, NULL, NULL, &msg) != SQLITE_OK) {
 		fprintf(stderr, "fixture: %s\n", msg);
 		sqlite3_free(msg);
+		testdb_teardown(state);
 		return -1;
 	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char path[160];
-
-	db_close(f->db);
-	unlink(f->path);
-	snprintf(path, sizeof(path), "%s-wal", f->path);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->path);
-	unlink(path);
-	rmdir(f->dir);
-	free(f);
 	return 0;
 }
 
@@ -205,7 +173,7 @@ static json_t *runs_with(sqlite3 *db, const char *queue, const char *verdict, co
 
 static void test_runs_newest_first(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	json_t *answer = history_runs(f->db, NULL, &err), *runs;
 
@@ -262,7 +230,7 @@ static void test_runs_filters(void **state)
 		{ "queue-6.1", "drop", "2026-01-01", "1", 1 },
 		{ NULL, NULL, "2027-01-01", "", 0 },
 	};
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_t *answer = runs_with(f->db, cases[i].queue, cases[i].verdict, cases[i].since, 0, 0);
@@ -279,7 +247,7 @@ static void test_runs_filters(void **state)
 
 static void test_runs_pages(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	json_t *answer;
 
 	answer = runs_with(f->db, NULL, NULL, NULL, 2, 1);
@@ -315,7 +283,7 @@ static void test_runs_pages(void **state)
 
 static void test_runs_bad_filters(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	struct history_filter bad_verdict = { .verdict = "passed" };
 	struct history_filter words = { .since = "yesterday" };
@@ -343,7 +311,7 @@ static void test_runs_bad_filters(void **state)
 
 static void test_run_report(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	json_t *answer = history_run_report(f->db, 1, &err);
 
@@ -367,7 +335,7 @@ static void test_patch_by_upstream(void **state)
 	static const char *const keys[] = {
 		"8099b047ecc4", "8099B047ECC4", "8099b047ecc43151", SHEBANG_SHA,
 	};
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 
 	/* any prefix from 12 digits, either case, in both queues under both names */
@@ -397,7 +365,7 @@ static void test_patch_by_upstream(void **state)
 
 static void test_patch_by_name(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	json_t *answer;
 
@@ -435,7 +403,7 @@ static void test_patch_by_name(void **state)
 
 static void test_case_history(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	json_t *answer;
 
@@ -488,7 +456,7 @@ static void test_case_history(void **state)
 
 static void test_regressions(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	json_t *answer;
 
@@ -520,31 +488,23 @@ static void test_regressions(void **state)
 /* A record with nothing in it answers every question with empty lists. */
 static void test_empty_record(void **state)
 {
-	struct fixture *f = *state;
 	struct strbuf err = STRBUF_INIT;
-	char path[160];
-	sqlite3 *db;
+	struct testdb empty;
 	json_t *answer;
 
-	(void)f;
-	snprintf(path, sizeof(path), "%s/empty.db", f->dir);
-	assert_int_equal(db_open(path, &db, &err), 0);
-	answer = history_runs(db, NULL, &err);
+	(void)state;
+	assert_int_equal(testdb_open(&empty, "history_test_empty"), 0);
+	answer = history_runs(empty.db, NULL, &err);
 	expect_json(answer, "{'runs': [], 'total': 0, 'limit': 50, 'offset': 0}");
 	json_decref(answer);
-	answer = history_regressions(db, false, &err);
+	answer = history_regressions(empty.db, false, &err);
 	expect_json(answer, "{'queues': []}");
 	json_decref(answer);
-	answer = history_case(db, "test.pl", &err);
+	answer = history_case(empty.db, "test.pl", &err);
 	expect_json(answer, "{'case': 'test.pl', 'kind': null, 'runs': []}");
 	json_decref(answer);
-	expect_failure(history_run_report(db, 1, &err), ENOENT, &err, "no run 1");
-	db_close(db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/empty.db-wal", f->dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/empty.db-shm", f->dir);
-	unlink(path);
+	expect_failure(history_run_report(empty.db, 1, &err), ENOENT, &err, "no run 1");
+	testdb_close(&empty);
 	strbuf_release(&err);
 }
 
@@ -599,5 +559,5 @@ int main(void)
 		cmocka_unit_test(test_empty_record),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, testdb_teardown);
 }

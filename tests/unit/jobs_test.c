@@ -19,55 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "record/db.h"
 #include "record/jobs.h"
-
-struct fixture {
-	char dir[64];
-	char path[128];
-	sqlite3 *db;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct strbuf err = STRBUF_INIT;
-
-	if (!f)
-		return -1;
-	strcpy(f->dir, "/tmp/jobs_test.XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		perror("mkdtemp");
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
-	if (db_open(f->path, &f->db, &err) < 0) {
-		fprintf(stderr, "db_open: %s\n", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char path[160];
-
-	db_close(f->db);
-	unlink(f->path);
-	snprintf(path, sizeof(path), "%s-wal", f->path);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->path);
-	unlink(path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
+#include "testdb.h"
 
 static int64_t enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
 		       bool *ret_duplicate)
@@ -161,7 +117,7 @@ static const char *query(sqlite3 *db, const char *sql)
 
 static void test_enqueue(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	bool pending = true;
 	char *queue = NULL;
@@ -196,7 +152,7 @@ static void test_enqueue(void **state)
 /* A newer job supersedes one still waiting for the same queue, not a running one nor another queue's. */
 static void test_supersede(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t a1, b1, a2, a3;
 
 	a1 = enqueue(f->db, "6.1", "poll", NULL, NULL);
@@ -220,7 +176,7 @@ static void test_supersede(void **state)
 /* A webhook delivery seen before gives its job back, and queues nothing. */
 static void test_duplicate_delivery(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	bool duplicate = true;
 	int64_t job, again, other;
 
@@ -245,7 +201,7 @@ static void test_duplicate_delivery(void **state)
 
 static void test_start(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
 	bool pending = false;
 
@@ -272,7 +228,7 @@ static void test_start(void **state)
 /* Each failed attempt counts; after JOBS_MAX_ATTEMPTS the job fails, and waits 30 s between. */
 static void test_retries(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t job = enqueue(f->db, "6.1", "webhook", NULL, NULL);
 	bool pending = true;
 	char want[16];
@@ -314,7 +270,7 @@ static void test_retries(void **state)
 /* A waiting retry does not hold up another queue's job. */
 static void test_retry_waits_behind(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t a = enqueue(f->db, "6.1", "poll", NULL, NULL);
 	int64_t b = enqueue(f->db, "5.15", "poll", NULL, NULL);
 
@@ -330,7 +286,7 @@ static void test_retry_waits_behind(void **state)
 /* A worker that could not be started: queued again, the attempt counted. */
 static void test_requeue(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
 
 	assert_int_equal(jobs_start(f->db, job), 0);
@@ -346,7 +302,7 @@ static void test_requeue(void **state)
 /* The daemon stops under a running job: it is queued again and runs first after the restart. */
 static void test_interrupted(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
 	int64_t later;
 
@@ -364,7 +320,7 @@ static void test_interrupted(void **state)
 /* At start, every job still running was interrupted: queued again at once, its run ended as an error. */
 static void test_recover(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t a = enqueue(f->db, "6.1", "poll", NULL, NULL);
 	int64_t b = enqueue(f->db, "5.15", "poll", NULL, NULL);
 	int64_t c = enqueue(f->db, "4.19", "poll", NULL, NULL);
@@ -399,7 +355,7 @@ static void test_recover(void **state)
 /* Done with its run, its notifications in the outbox; the same snapshot later is done with that run. */
 static void test_done(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	char url1[] = "http://127.0.0.1:9/a", url2[] = "http://127.0.0.1:9/b";
 	struct queue_config q = { .name = "6.1", .notify = { url1, url2 }, .n_notify = 2 };
 	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
@@ -446,7 +402,7 @@ static void test_done(void **state)
 /* Done and notified together or not at all: a job that is not there queues no notification. */
 static void test_done_all_or_nothing(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	char url[] = "http://127.0.0.1:9/a";
 	struct queue_config q = { .name = "6.1", .notify = { url }, .n_notify = 1 };
 	int64_t run = add_run(f->db, "hash-1", "drop");
@@ -460,17 +416,17 @@ static void test_done_all_or_nothing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_enqueue, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_supersede, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_duplicate_delivery, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_start, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_retries, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_retry_waits_behind, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_requeue, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_interrupted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_done, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_done_all_or_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enqueue, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_supersede, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_delivery, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_start, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_retries, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_retry_waits_behind, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_requeue, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_interrupted, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_recover, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_done, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_done_all_or_nothing, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "basic/sql.h"
@@ -25,6 +24,7 @@
 #include "output/report.h"
 #include "record/db.h"
 #include "record/jobs.h"
+#include "testdb.h"
 
 #define UPSTREAM "8099b047ecc431518b9bb6bdbba3549bbecdc343"
 #define HOSTILE "<script>alert(\"x\")&'</script>"
@@ -240,9 +240,7 @@ static void test_text_error(void **state)
 /* ---- the page ---- */
 
 struct fixture {
-	char dir[64];
-	char path[128];
-	sqlite3 *db;
+	struct testdb t;
 	struct gate_config cfg;
 	struct strbuf out;
 };
@@ -250,19 +248,9 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct strbuf err = STRBUF_INIT;
 
-	if (!f)
-		return -1;
-	strcpy(f->dir, "/tmp/report_test.XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		perror("mkdtemp");
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
-	if (db_open(f->path, &f->db, &err) < 0) {
-		fprintf(stderr, "db_open: %s\n", err.buf);
-		strbuf_release(&err);
+	if (!f || testdb_open(&f->t, "report_test") < 0) {
+		free(f);
 		return -1;
 	}
 	f->cfg.queues[0].name = "6.1";
@@ -276,16 +264,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char path[160];
 
 	strbuf_release(&f->out);
-	db_close(f->db);
-	unlink(f->path);
-	snprintf(path, sizeof(path), "%s-wal", f->path);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->path);
-	unlink(path);
-	rmdir(f->dir);
+	testdb_close(&f->t);
 	free(f);
 	return 0;
 }
@@ -302,13 +283,13 @@ static void record(struct fixture *f, const char *queue, json_t *report)
 		verdict = "error";
 
 	assert_non_null(text);
-	assert_int_equal(sql_exec(f->db, "INSERT OR IGNORE INTO snapshot (queue, source, content_hash) "
+	assert_int_equal(sql_exec(f->t.db, "INSERT OR IGNORE INTO snapshot (queue, source, content_hash) "
 				  "VALUES (?, '/q', ?)", "ss", queue, text), 0);
-	assert_int_equal(sql_exec(f->db, "INSERT INTO run (id, snapshot_id, base, suite, verdict, report) "
+	assert_int_equal(sql_exec(f->t.db, "INSERT INTO run (id, snapshot_id, base, suite, verdict, report) "
 				  "VALUES (?, (SELECT id FROM snapshot WHERE content_hash = ?), "
 				  "'6.1.192', 's', ?, ?)", "isss", (sqlite3_int64)run, text, verdict,
 				  text), 0);
-	assert_int_equal(sql_exec(f->db, "INSERT INTO job (queue, trigger, state, attempts, run_id) "
+	assert_int_equal(sql_exec(f->t.db, "INSERT INTO job (queue, trigger, state, attempts, run_id) "
 				  "VALUES (?, 'poll', 'done', 1, ?)", "si", queue, (sqlite3_int64)run), 0);
 	free(text);
 }
@@ -316,7 +297,7 @@ static void record(struct fixture *f, const char *queue, json_t *report)
 static void render(struct fixture *f)
 {
 	strbuf_reset(&f->out);
-	page_render(f->db, &f->cfg, &f->out);
+	page_render(f->t.db, &f->cfg, &f->out);
 	assert_non_null(strstr(f->out.buf, "<!DOCTYPE html>"));
 	assert_non_null(strstr(f->out.buf, "</body></html>\n"));
 }
@@ -434,7 +415,7 @@ static void test_page_queues(void **state)
 	/* 6.1 comes before 5.15, as configured */
 	assert_true(strstr(f->out.buf, "<h2>6.1</h2>") < strstr(f->out.buf, "<h2>5.15</h2>"));
 
-	assert_int_equal(jobs_enqueue(f->db, "6.1", "webhook", NULL, &job, &duplicate, &err), 0);
+	assert_int_equal(jobs_enqueue(f->t.db, "6.1", "webhook", NULL, &job, &duplicate, &err), 0);
 	render(f);
 	assert_has(f, "<p class=\"pending\">A newer job is queued.</p>");
 	assert_has(f, "<strong>PASS</strong>");

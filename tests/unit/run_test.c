@@ -20,50 +20,7 @@
 
 #include "record/db.h"
 #include "record/run.h"
-
-struct fixture {
-	char dir[64];
-	char path[128];
-	sqlite3 *db;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct strbuf err = STRBUF_INIT;
-
-	if (!f)
-		return -1;
-	strcpy(f->dir, "/tmp/run_test.XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		perror("mkdtemp");
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/gate.db", f->dir);
-	if (db_open(f->path, &f->db, &err) < 0) {
-		fprintf(stderr, "db_open: %s\n", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char path[160];
-
-	db_close(f->db);
-	unlink(f->path);
-	snprintf(path, sizeof(path), "%s-wal", f->path);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->path);
-	unlink(path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
+#include "testdb.h"
 
 /* The first column of @sql's rows, joined with ",", NULL as "-". */
 static char *query(sqlite3 *db, const char *sql)
@@ -106,7 +63,7 @@ static struct run_patch_result results[] = {
 	  .reason = "apply", .evidence = "not a patch\n", .steps = "" },
 };
 
-static void start(struct fixture *f, int64_t *ret_run, int64_t *ids)
+static void start(struct testdb *f, int64_t *ret_run, int64_t *ids)
 {
 	struct strbuf err = STRBUF_INIT;
 
@@ -117,7 +74,7 @@ static void start(struct fixture *f, int64_t *ret_run, int64_t *ids)
 
 static void test_start_and_verdict(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	int64_t run, ids[2];
 	json_t *report = json_pack("{s:s}", "verdict", "drop");
@@ -148,7 +105,7 @@ static void test_start_and_verdict(void **state)
 
 static void test_snapshot_reused(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	int64_t run1, run2, ids1[2], ids2[2];
 
 	start(f, &run1, ids1);
@@ -163,7 +120,7 @@ static void test_snapshot_reused(void **state)
 /* The second patch's rows fail (no such patch): none of the verdict is kept. */
 static void test_verdict_whole_or_absent(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	int64_t run, ids[2];
 	json_t *report = json_object();
@@ -185,7 +142,7 @@ static void test_verdict_whole_or_absent(void **state)
 /* Another process holds the write lock past the busy timeout: nothing is written. */
 static void test_verdict_locked(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	int64_t run, ids[2];
 	json_t *report = json_object();
@@ -210,7 +167,7 @@ static void test_verdict_locked(void **state)
 
 static void test_error(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT;
 	struct run_stats stats = { 2, 1, 0, 3.0 };
 	int64_t run, ids[2];
@@ -231,7 +188,7 @@ static void test_error(void **state)
 /* A run whose process is gone is ended; one whose process lives, or with no owner, is not. */
 static void test_reap(void **state)
 {
-	struct fixture *f = *state;
+	struct testdb *f = *state;
 	struct strbuf err = STRBUF_INIT, boot = STRBUF_INIT;
 	int64_t ids[2], mine, dead, other_boot, unowned;
 	unsigned reaped;
@@ -273,12 +230,12 @@ static void test_reap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_start_and_verdict, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_snapshot_reused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_verdict_whole_or_absent, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_verdict_locked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_and_verdict, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_reused, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_whole_or_absent, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_locked, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_error, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_reap, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

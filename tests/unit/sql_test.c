@@ -2,7 +2,8 @@
 /*
  * basic/sql: one letter per parameter binds it as given (a NULL string as
  * SQL NULL, numbered parameters by their number), and a format that does
- * not match the statement is refused before anything is bound.
+ * not match the statement is refused before anything is bound; a
+ * statement rebound runs again with the new values.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -67,11 +68,34 @@ static void test_format_must_match(void **state)
 	sqlite3_close(db);
 }
 
+static void test_rebind(void **state)
+{
+	sqlite3 *db = open_table();
+	sqlite3_stmt *st;
+
+	(void)state;
+	assert_int_equal(sql_exec(db, "INSERT INTO t VALUES (1, 0, 'one'), (2, 0, 'two')", ""), 0);
+	assert_int_equal(sql_prepare(db, &st, "SELECT s FROM t WHERE i = ?", "i", (sqlite3_int64)1), 0);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "one");
+	/* mid-way through the rows, as a caller that needs only the first is */
+	assert_int_equal(sql_rebind(st, "i", (sqlite3_int64)2), 0);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "two");
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	assert_int_equal(sql_rebind(st, "s", (const char *)NULL), 0);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	assert_int_equal(sql_rebind(st, "ii", (sqlite3_int64)1, (sqlite3_int64)2), -EINVAL);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_binds_each_kind),
 		cmocka_unit_test(test_format_must_match),
+		cmocka_unit_test(test_rebind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
