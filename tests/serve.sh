@@ -63,6 +63,9 @@ expect_eq "GET /api/runs?limit=abc: 400 naming the parameter" "400 limit: 'abc' 
 	"$(get_status '/api/runs?limit=abc')"
 expect_eq "GET /api/runs?offset=-1: 400 naming the parameter" "400 offset: '-1' is not a count" \
 	"$(get_status '/api/runs?offset=-1')"
+expect_eq "GET /api/runs?branch=6.1.192: 400, a branch is MAJOR.MINOR" \
+	"400 branch: '6.1.192' is not a stable branch (MAJOR.MINOR, such as 6.1 or 6.12)" \
+	"$(get_status '/api/runs?branch=6.1.192')"
 expect_eq "GET /api/runs?limit=0: 400, as the CLI refuses it" "400 limit: 0 runs is no answer (1 to 500)" \
 	"$(get_status '/api/runs?limit=0')"
 expect_eq "GET /api/runs?limit=2&offset=0: an empty page" "0 2 0" \

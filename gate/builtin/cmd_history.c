@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"  --open         what each queue's latest finished run left open\n"
 	"  --runs         the runs, newest first; with\n"
 	"                 [--verdict pass|drop|error|running] [--since DATE]\n"
+	"                 [--branch 6.1|6.12|...]\n"
 	"                 [--limit N (50, at most 500)] [--offset N]\n"
 	"  --queue NAME   --runs of one queue (takes the same options)\n"
 	"\n"
@@ -368,6 +369,7 @@ int cmd_history(int argc, char **argv)
 		{ "runs", no_argument, NULL, 'r' },
 		{ "verdict", required_argument, NULL, 'v' },
 		{ "since", required_argument, NULL, 's' },
+		{ "branch", required_argument, NULL, 'b' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "offset", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -409,6 +411,10 @@ int cmd_history(int argc, char **argv)
 		case 's':
 			filter.since = optarg;
 			runs_option = "--since";
+			break;
+		case 'b':
+			filter.branch = optarg;
+			runs_option = "--branch";
 			break;
 		case 'l':
 			r = history_parse_limit("--limit", optarg, &filter.limit, &err);

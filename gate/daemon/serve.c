@@ -204,6 +204,7 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		f.queue = query(c, "queue");
 		f.verdict = query(c, "verdict");
 		f.since = query(c, "since");
+		f.branch = query(c, "branch");
 		missing = MHD_HTTP_BAD_REQUEST;
 		if ((!limit || history_parse_limit("limit", limit, &f.limit, &err) == 0) &&
 		    (!offset || history_parse_offset("offset", offset, &f.offset, &err) == 0))

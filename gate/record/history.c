@@ -168,10 +168,20 @@ bad:
 #define RUNS_FROM_WHERE \
 	" FROM run r JOIN snapshot s ON s.id = r.snapshot_id" \
 	" WHERE (?1 IS NULL OR s.queue = ?1) AND (?2 IS NULL OR r.verdict = ?2)" \
-	" AND (?3 IS NULL OR r.started_at >= ?3)"
+	" AND (?3 IS NULL OR r.started_at >= ?3)" \
+	" AND (?4 IS NULL OR r.base = ?4 OR r.base LIKE ?4 || '.%')"
 
-/* RUNS_FROM_WHERE's parameters ?1 to ?3: a filter left out is NULL, which sql.h's 's' binds as SQL NULL. */
-#define RUNS_FILTER_FMT "sss"
+/* RUNS_FROM_WHERE's parameters ?1 to ?4: a filter left out is NULL, which sql.h's 's' binds as SQL NULL. */
+#define RUNS_FILTER_FMT "ssss"
+
+/* A branch is MAJOR.MINOR: digits, one dot, digits. */
+static bool is_branch(const char *b)
+{
+	size_t major = strspn(b, "0123456789");
+
+	return major > 0 && b[major] == '.' && b[major + 1] &&
+	       strspn(b + major + 1, "0123456789") == strlen(b + major + 1);
+}
 
 /* The names of the patches run @run dropped, in series order. */
 static int run_drops(sqlite3 *db, sqlite3_stmt *st, int64_t run, json_t **ret, struct strbuf *err)
@@ -239,6 +249,11 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 		strbuf_addf(err, "verdict: '%s' is not one of pass, drop, error, running", f->verdict);
 		goto out;
 	}
+	if (f->branch && !is_branch(f->branch)) {
+		strbuf_addf(err, "branch: '%s' is not a stable branch (MAJOR.MINOR, such as 6.1 or 6.12)",
+			    f->branch);
+		goto out;
+	}
 	if (f->limit < 0 || f->offset < 0) {
 		strbuf_addf(err, "%s: %lld is negative", f->limit < 0 ? "limit" : "offset",
 			    (long long)(f->limit < 0 ? f->limit : f->offset));
@@ -252,7 +267,7 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 			goto out;
 	}
 	r = prepare(db, "SELECT count(*)" RUNS_FROM_WHERE, &count, "counting runs", err, RUNS_FILTER_FMT,
-		    f->queue, f->verdict, f->since ? since : NULL);
+		    f->queue, f->verdict, f->since ? since : NULL, f->branch);
 	if (r < 0)
 		goto out;
 	if (sqlite3_step(count) != SQLITE_ROW) {
@@ -264,8 +279,8 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 	r = prepare(db, "SELECT r.id, s.queue, s.source, s.ref, s.commit_id, r.base, r.verdict, r.started_at,"
 		    " r.finished_at, r.seconds, r.builds, r.boots, r.error, r.kept_tree, r.kept_commit"
 		    RUNS_FROM_WHERE
-		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?4 OFFSET ?5", &list, "reading runs", err,
-		    RUNS_FILTER_FMT "ii", f->queue, f->verdict, f->since ? since : NULL,
+		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?5 OFFSET ?6", &list, "reading runs", err,
+		    RUNS_FILTER_FMT "ii", f->queue, f->verdict, f->since ? since : NULL, f->branch,
 		    (sqlite3_int64)limit, (sqlite3_int64)f->offset);
 	if (r < 0)
 		goto out;

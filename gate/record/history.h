@@ -41,6 +41,8 @@
 struct history_filter {
 	const char *queue;	/* NULL: any; else equal to snapshot.queue */
 	const char *verdict;	/* NULL: any; else pass, drop, error or running */
+	const char *branch;	/* NULL: any; else MAJOR.MINOR ("6.12"): runs whose
+				 * base is that branch's release (6.12.118) */
 	const char *since;	/* NULL: any; else runs started at or after this
 				 * ISO date or date-time: 2026-12-03,
 				 * 2026-12-03T07:00, "2026-12-03 07:00:05",
@@ -72,7 +74,8 @@ int history_parse_offset(const char *name, const char *value, int64_t *ret, stru
  * applied (after defaulting and clamping). ref, commit, finished_at,
  * seconds and error are null when the record has none; drop lists the
  * patches the run's verdicts dropped, in series order. EINVAL for an
- * unknown verdict, a since that is not a date, a negative limit or offset.
+ * unknown verdict, a since that is not a date, a branch that is not
+ * MAJOR.MINOR, a negative limit or offset.
  */
 json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf *err);
 

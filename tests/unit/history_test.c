@@ -161,7 +161,8 @@ static void expect_failure(json_t *answer, int errnum, struct strbuf *err, const
 static json_t *runs_with(sqlite3 *db, const char *queue, const char *verdict, const char *since,
 			 int64_t limit, int64_t offset)
 {
-	struct history_filter f = { queue, verdict, since, limit, offset };
+	struct history_filter f = { .queue = queue, .verdict = verdict, .since = since, .limit = limit,
+				     .offset = offset };
 	struct strbuf err = STRBUF_INIT;
 	json_t *answer = history_runs(db, &f, &err);
 
@@ -279,6 +280,36 @@ static void test_runs_pages(void **state)
 	expect_int(answer, "limit", HISTORY_LIMIT_MAX);
 	expect_runs(json_object_get(answer, "runs"), "5,4,3,2,1");
 	json_decref(answer);
+}
+
+/* A branch is the base release's MAJOR.MINOR: 6.1 is not 6.12, nor 6.10. */
+static void test_runs_by_branch(void **state)
+{
+	struct testdb *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct history_filter b61 = { .branch = "6.1" }, b66 = { .branch = "6.6" };
+	struct history_filter b612 = { .branch = "6.12" }, drops61 = { .branch = "6.1", .verdict = "drop" };
+	struct history_filter release = { .branch = "6.1.192" }, major = { .branch = "6" };
+	json_t *answer;
+
+	answer = history_runs(f->db, &b61, &err);
+	expect_runs(json_object_get(answer, "runs"), "5,2,1");
+	expect_int(answer, "total", 3);
+	json_decref(answer);
+	answer = history_runs(f->db, &b66, &err);
+	expect_runs(json_object_get(answer, "runs"), "4,3");
+	json_decref(answer);
+	answer = history_runs(f->db, &b612, &err);
+	expect_runs(json_object_get(answer, "runs"), "");
+	expect_int(answer, "total", 0);
+	json_decref(answer);
+	answer = history_runs(f->db, &drops61, &err);
+	expect_runs(json_object_get(answer, "runs"), "1");
+	json_decref(answer);
+	expect_failure(history_runs(f->db, &release, &err), EINVAL, &err,
+		       "branch: '6.1.192' is not a stable branch (MAJOR.MINOR, such as 6.1 or 6.12)");
+	expect_failure(history_runs(f->db, &major, &err), EINVAL, &err, "branch: '6' is not");
+	strbuf_release(&err);
 }
 
 static void test_runs_bad_filters(void **state)
@@ -549,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_runs_newest_first),
 		cmocka_unit_test(test_runs_filters),
 		cmocka_unit_test(test_runs_pages),
+		cmocka_unit_test(test_runs_by_branch),
 		cmocka_unit_test(test_runs_bad_filters),
 		cmocka_unit_test(test_parse_limit_offset),
 		cmocka_unit_test(test_run_report),
