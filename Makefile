@@ -175,6 +175,14 @@ check: deps
 	$(MAKE) all asan
 	tests/run-all
 
+# The sanitizer build under every black-box test of the gate, the daemon
+# and the build slots (make check drives it through serve.sh only): the
+# unit tests and gate.sh, serve.sh and slots.sh. About 16 minutes warm.
+.PHONY: check-asan
+check-asan: deps
+	$(MAKE) all asan
+	BG_ONLY_ASAN=1 BG_ASAN_TESTS="gate.sh serve.sh slots.sh" tests/run-all
+
 # The main job on the first bundled sample: the 2019 change among benign
 # backports; the gate says to drop it and shows why.
 demo: deps

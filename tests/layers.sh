@@ -35,7 +35,7 @@ expect_eq "check-layers: only that include is refused" 2 "$(printf '%s\n' "$out"
 
 # The same through an angle include, which -Igate would resolve too.
 scratch angle
-sed -i 's|^#include "record/db.h"|#include <record/db.h>|' "$tmp/angle/gate/pipeline/gate.c"
+sed -i 's|^#include "pipeline/gate.h"|#include <pipeline/gate.h>|' "$tmp/angle/gate/pipeline/gate.c"
 status=0
 out=$("$check" "$tmp/angle/gate" 2>&1) || status=$?
 expect_eq "check-layers: a gate header in angle brackets fails" 1 "$status"
