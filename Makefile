@@ -20,7 +20,8 @@ PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	util-linux pkg-config libgit2-dev libsqlite3-dev sqlite3 \
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
 	libcmocka-dev jq python3 curl openssl systemd chromium \
-	clang-14 libclang-rt-14-dev gnuplot-nox dpkg-dev python3-jsonschema
+	clang-14 libclang-rt-14-dev gnuplot-nox dpkg-dev python3-jsonschema \
+	python3-aiosmtpd
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \

@@ -2,28 +2,107 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
+#include "daemon/mailer.h"
+#include "daemon/smtp.h"
 #include "output/format.h"
 #include "pipeline/defaults.h"
 #include "record/db.h"
 #include "record/history.h"
+#include "record/jobs.h"
 #include "record/sequence.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: backport-gate report RUN [--format %s] [--json] [--db FILE]\n"
 		"         [--from ADDR] [--to ADDR] [--cc ADDR] [--in-reply-to MSGID]\n"
-		"         [--subject SUBJECT] [--origin NAME]\n", report_format_names());
+		"         [--subject SUBJECT] [--origin NAME]\n"
+		"       backport-gate report RUN --send [--config FILE] [--db FILE] [--from ADDR]\n"
+		"         [--to ADDR] [--cc ADDR] [--in-reply-to MSGID] [--subject SUBJECT]\n",
+		report_format_names());
+}
+
+/*
+ * --send: mail @report's reply through the relay of @config_path's
+ * [report] section (daemon/mailer.h says who gets it). When the daemon
+ * gated the run, its job names the queue (whose review-list it goes to)
+ * and the review thread it answers, unless @opts gives them. 0, or
+ * -errno with @err.
+ */
+static int send_reply(sqlite3 *db, const char *config_path, const struct render_options *opts,
+		      const json_t *report, struct strbuf *err)
+{
+	struct mailer_request req = { .from = opts->from, .to = opts->to, .cc = opts->cc,
+				      .in_reply_to = opts->in_reply_to, .subject = opts->subject };
+	struct mailer_mail mail = MAILER_MAIL_INIT;
+	const struct queue_config *q = NULL;
+	char *queue = NULL, *in_reply_to = NULL, *subject = NULL;
+	struct gate_config cfg;
+	struct smtp_relay relay;
+	int64_t run = json_integer_value(json_object_get(report, "run")), job;
+	int r;
+
+	r = config_load(config_path, &cfg, err);
+	if (r < 0)
+		return r;
+	if (!cfg.report.smtp) {
+		strbuf_addf(err, "%s: no [report] smtp relay to send through", config_path);
+		r = -EINVAL;
+		goto out;
+	}
+	r = jobs_for_run(db, run, &job);
+	if (r == 0 && job)
+		r = jobs_get_queue(db, job, &queue, err);
+	if (r == 0 && job)
+		r = jobs_get_thread(db, job, &in_reply_to, &subject);
+	if (r < 0) {
+		if (!err->len)
+			strbuf_addf(err, "reading the job of run %lld: %s", (long long)run,
+				    sqlite3_errmsg(db));
+		goto out;
+	}
+	if (queue)
+		q = config_queue(&cfg, queue);
+	if (!req.in_reply_to)
+		req.in_reply_to = in_reply_to;
+	if (!req.subject)
+		req.subject = subject;
+	req.report = &cfg.report;
+	req.review_list = q ? q->review_list : NULL;
+	r = mailer_build(&req, report, &mail, err);
+	if (r < 0)
+		goto out;
+	relay = (struct smtp_relay){ cfg.report.smtp, cfg.report.user, cfg.report.password_file,
+				     cfg.report.starttls };
+	r = smtp_send(&relay, mail.mail_from.buf, &mail.rcpt, mail.message.buf, err);
+	if (r == 0) {
+		fprintf(stderr, "backport-gate report: run %lld's reply mailed via %s to",
+			(long long)run, relay.url);
+		for (size_t i = 0; i < mail.rcpt.n; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", mail.rcpt.items[i]);
+		fputc('\n', stderr);
+	}
+out:
+	mailer_mail_release(&mail);
+	config_release(&cfg);
+	free(queue);
+	free(in_reply_to);
+	free(subject);
+	return r;
 }
 
 /*
  * backport-gate report RUN [--format text|json|reply|kcidb] [--db FILE]
- * ...: a recorded run, again, in one of output/format.h's formats.
+ * ...: a recorded run, again, in one of output/format.h's formats; with
+ * --send, its reply mailed instead of printed. The exit status is the
+ * run's verdict (0 pass, 1 drop), else 2, as for run; 2 also when the
+ * mail was not sent.
  */
 int cmd_report(int argc, char **argv)
 {
@@ -37,8 +116,12 @@ int cmd_report(int argc, char **argv)
 		{ "in-reply-to", required_argument, NULL, 'i' },
 		{ "subject", required_argument, NULL, 's' },
 		{ "origin", required_argument, NULL, 'o' },
+		{ "send", no_argument, NULL, 'S' },
+		{ "config", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *config_path = "/etc/backport-gate/gate.conf";
+	bool send = false, format_given = false;
 	const struct report_format *format;
 	struct render_options opts = { 0 };
 	struct report_input in = { 0 };
@@ -52,8 +135,10 @@ int cmd_report(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'j': format_name = "json"; break;
-		case 'f': format_name = optarg; break;
+		case 'j': format_name = "json"; format_given = true; break;
+		case 'f': format_name = optarg; format_given = true; break;
+		case 'S': send = true; break;
+		case 'C': config_path = optarg; break;
 		case 'd': db_path = optarg; break;
 		case 'F': opts.from = optarg; break;
 		case 't': opts.to = optarg; break;
@@ -66,6 +151,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		goto usage;
+	if (send && format_given && strcmp(format_name, "reply")) {
+		fprintf(stderr, "backport-gate report: --send mails the reply; --format %s "
+			"cannot be sent\n", format_name);
+		return EXIT_NO_VERDICT;
+	}
+	if (send)
+		format_name = "reply";
 	format = report_format_find(format_name);
 	if (!format) {
 		fprintf(stderr, "backport-gate report: unknown format '%s' (%s)\n", format_name,
@@ -96,9 +188,14 @@ int cmd_report(int argc, char **argv)
 	}
 	in.report = report;
 	in.sequences = sequences;
-	if (format->render(&in, &opts, &text, &err) < 0)
-		goto fail;
-	fputs(text.buf, stdout);
+	if (send) {
+		if (send_reply(db, config_path, &opts, report, &err) < 0)
+			goto fail;
+	} else {
+		if (format->render(&in, &opts, &text, &err) < 0)
+			goto fail;
+		fputs(text.buf, stdout);
+	}
 	{
 		const char *v = json_string_value(json_object_get(report, "verdict"));
 

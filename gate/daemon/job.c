@@ -6,11 +6,53 @@
 #include <string.h>
 
 #include "daemon/job.h"
+#include "daemon/mailer.h"
 #include "pipeline/defaults.h"
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
 #include "record/db.h"
 #include "record/jobs.h"
+
+/*
+ * Record the verdict of @job with its notifications: the webhooks, and
+ * the reply on the review thread when @q has a review-list. A reply that
+ * cannot be made (it cannot, once the configuration loaded, short of a
+ * bug) is said in the log; the verdict is recorded all the same.
+ */
+static int record_done(sqlite3 *db, const struct gate_config *cfg, const struct queue_config *q,
+		       int64_t job_id, json_t *report)
+{
+	struct mailer_request req = { .report = &cfg->report, .review_list = q->review_list };
+	struct mailer_mail mail = MAILER_MAIL_INIT;
+	struct strbuf why = STRBUF_INIT;
+	struct job_mail jm = { 0 };
+	char *in_reply_to = NULL, *subject = NULL, *rcpt = NULL;
+	int r;
+
+	if (q->review_list) {
+		r = jobs_get_thread(db, job_id, &in_reply_to, &subject);
+		if (r < 0)
+			goto out;
+		req.in_reply_to = in_reply_to;
+		req.subject = subject;
+		if (mailer_build(&req, report, &mail, &why) < 0) {
+			fprintf(stderr, "job %lld: run %lld: no reply mailed: %s\n", (long long)job_id,
+				(long long)json_integer_value(json_object_get(report, "run")), why.buf);
+		} else {
+			rcpt = mailer_rcpt_lines(&mail);
+			jm = (struct job_mail){ cfg->report.smtp, mail.mail_from.buf, rcpt,
+						mail.message.buf };
+		}
+	}
+	r = jobs_record_done(db, q, job_id, report, jm.relay ? &jm : NULL);
+out:
+	mailer_mail_release(&mail);
+	strbuf_release(&why);
+	free(in_reply_to);
+	free(subject);
+	free(rcpt);
+	return r;
+}
 
 int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *err)
 {
@@ -80,7 +122,7 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	r = gate_snapshot(top, cfg->cache, db, &snap, &opts, &report, err);
 	if (r < 0)
 		goto out;
-	r = jobs_record_done(db, q, job_id, report);
+	r = record_done(db, cfg, q, job_id, report);
 	if (r < 0)
 		strbuf_addf(err, "recording the verdict of run %lld: %s",
 			    (long long)json_integer_value(json_object_get(report, "run")), jobs_strerror(db, r));

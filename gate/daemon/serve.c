@@ -152,7 +152,8 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 			      ev.ping ? "{\"ping\": \"ok\"}\n" : "{\"queued\": false}\n", NULL);
 		goto out;
 	}
-	if (jobs_enqueue(s->db, q->name, "webhook", ev.delivery, &job, &duplicate, &err) < 0) {
+	if (jobs_enqueue(s->db, q->name, "webhook", ev.delivery,
+			 &(struct job_thread){ ev.in_reply_to, ev.subject }, &job, &duplicate, &err) < 0) {
 		pthread_rwlock_unlock(&s->lock);
 		ret = respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, err.buf);
 		goto out;
@@ -396,7 +397,7 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 				jobs_strerror(s->db, r));
 		if (r < 0 || pending)
 			continue;
-		if (jobs_enqueue(s->db, q->name, "poll", NULL, &job, &dup, &err) < 0)
+		if (jobs_enqueue(s->db, q->name, "poll", NULL, NULL, &job, &dup, &err) < 0)
 			fprintf(stderr, "poll %s: %s\n", q->name, err.buf);
 		strbuf_release(&err);
 	}
@@ -456,7 +457,7 @@ static int serve_loop(struct server *s)
 				}
 			}
 		}
-		outbox_deliver(s->db, 5);
+		outbox_deliver(s->db, &s->cfg.report, 5);
 		pthread_rwlock_unlock(&s->lock);
 		if (watchdog_usec && now - last_ping >= (time_t)(watchdog_usec / 2000000)) {
 			sd_notify(0, "WATCHDOG=1");

@@ -12,6 +12,7 @@
 
 #include "basic/git_error.h"
 #include "basic/xalloc.h"
+#include "parse/address.h"
 #include "parse/config.h"
 
 /*
@@ -158,6 +159,107 @@ static void server_key(struct loader *l, const char *key, const char *value)
 	}
 }
 
+/* Whether @value is an address list (@one: exactly one address); else fails @l. */
+static bool check_addresses(struct loader *l, const char *section, const char *sub,
+			    const char *key, const char *value, bool one)
+{
+	struct strlist list = STRLIST_INIT;
+	struct strbuf why = STRBUF_INIT;
+	int r = one ? address_parse_one(value, &why, &why) : address_list_parse(value, &list, &why);
+
+	if (r == 0 && !one && !list.n) {
+		strbuf_adds(&why, "no address");
+		r = -EINVAL;
+	}
+	if (r < 0)
+		fail(l, section, sub, key, "%s", why.buf);
+	strlist_release(&list);
+	strbuf_release(&why);
+	return r == 0;
+}
+
+/* Append the list @value to *@slot, ", "-joined. */
+static void join_list(char **slot, const char *value)
+{
+	char *joined = *slot ? xasprintf("%s, %s", *slot, value) : xstrdup(value);
+
+	free(*slot);
+	*slot = joined;
+}
+
+static void report_key(struct loader *l, const char *key, const char *value)
+{
+	struct report_config *c = &l->cfg->report;
+
+	if (!strcmp(key, "smtp")) {
+		if (strncmp(value, "smtp://", 7) && strncmp(value, "smtps://", 8))
+			fail(l, "report", NULL, key, "'%s' is not an smtp:// or smtps:// URL", value);
+		else if (!value[strncmp(value, "smtp://", 7) ? 8 : 7])
+			fail(l, "report", NULL, key, "'%s' names no host", value);
+		else
+			set_string(&c->smtp, value);
+	} else if (!strcmp(key, "from")) {
+		struct strbuf spec = STRBUF_INIT, why = STRBUF_INIT;
+
+		if (address_parse_one(value, &spec, &why) < 0)
+			fail(l, "report", NULL, key, "%s", why.buf);
+		else
+			set_string(&c->from, value);
+		strbuf_release(&spec);
+		strbuf_release(&why);
+	} else if (!strcmp(key, "to") || !strcmp(key, "cc")) {
+		if (check_addresses(l, "report", NULL, key, value, false))
+			join_list(!strcmp(key, "to") ? &c->to : &c->cc, value);
+	} else if (!strcmp(key, "user")) {
+		if (!value[0])
+			fail(l, "report", NULL, key, "is empty");
+		else
+			set_string(&c->user, value);
+	} else if (!strcmp(key, "password-file")) {
+		if (value[0] != '/')
+			fail(l, "report", NULL, key, "'%s' is not an absolute path", value);
+		else
+			set_string(&c->password_file, value);
+	} else if (!strcmp(key, "starttls")) {
+		int b;
+
+		if (git_config_parse_bool(&b, value) < 0)
+			fail(l, "report", NULL, key, "'%s' is not a boolean", value);
+		else
+			c->starttls = b;
+	} else {
+		fail(l, "report", NULL, key, "unknown key");
+	}
+}
+
+/* What [report] and the queues' review-list need of each other. */
+static int check_report(const char *path, struct gate_config *cfg, struct strbuf *err)
+{
+	const struct report_config *c = &cfg->report;
+
+	if (!c->user != !c->password_file) {
+		strbuf_addf(err, "%s:%u: report: user and password-file go together", path,
+			    key_line(path, "report", NULL, c->user ? "user" : "password-file"));
+		return -EINVAL;
+	}
+	if (c->starttls && c->smtp && !strncmp(c->smtp, "smtps://", 8)) {
+		strbuf_addf(err, "%s:%u: report.starttls: smtps:// is TLS from the start; "
+			    "starttls is for smtp://", path, key_line(path, "report", NULL, "starttls"));
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < cfg->n_queues; i++) {
+		const struct queue_config *q = &cfg->queues[i];
+
+		if (q->review_list && (!c->smtp || !c->from)) {
+			strbuf_addf(err, "%s:%u: queue.%s.review-list: replies need [report] "
+				    "smtp and from", path,
+				    key_line(path, "queue", q->name, "review-list"), q->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static void queue_key(struct loader *l, const char *name, const char *key, const char *value)
 {
 	struct queue_config *q = queue_for(l, name);
@@ -196,6 +298,9 @@ static void queue_key(struct loader *l, const char *name, const char *key, const
 			fail(l, "queue", name, key, "is empty");
 		else
 			set_string(&q->secret, value);
+	} else if (!strcmp(key, "review-list")) {
+		if (check_addresses(l, "queue", name, key, value, false))
+			set_string(&q->review_list, value);
 	} else if (!strcmp(key, "notify")) {
 		if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
 			fail(l, "queue", name, key, "'%s' is not an http(s) URL", value);
@@ -219,6 +324,8 @@ static int each_entry(const git_config_entry *e, void *payload)
 	snprintf(section, sizeof(section), "%.*s", (int)(first_dot - name), name);
 	if (!strcmp(section, "server") && first_dot == last_dot) {
 		server_key(l, last_dot + 1, e->value ? e->value : "");
+	} else if (!strcmp(section, "report") && first_dot == last_dot) {
+		report_key(l, last_dot + 1, e->value ? e->value : "");
 	} else if (!strcmp(section, "queue") && first_dot != last_dot &&
 		   last_dot - first_dot - 1 < (long)sizeof(sub)) {
 		snprintf(sub, sizeof(sub), "%.*s", (int)(last_dot - first_dot - 1), first_dot + 1);
@@ -275,6 +382,9 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 			r = -EINVAL;
 			goto out_release;
 		}
+	r = check_report(path, ret, err);
+	if (r < 0)
+		goto out_release;
 	return 0;
 
 	/*
@@ -299,7 +409,14 @@ void config_release(struct gate_config *cfg)
 		free(q->secret);
 		for (size_t k = 0; k < q->n_notify; k++)
 			free(q->notify[k]);
+		free(q->review_list);
 	}
+	free(cfg->report.smtp);
+	free(cfg->report.from);
+	free(cfg->report.to);
+	free(cfg->report.cc);
+	free(cfg->report.user);
+	free(cfg->report.password_file);
 	free(cfg->path);
 	free(cfg->listen_host);
 	free(cfg->database);

@@ -5,7 +5,15 @@
  * is systemd/backport-gate.conf.
  *
  *   [server]  listen, database, cache, max-body, drop-on-quirk
- *   [queue "NAME"]  url, ref, series, poll, secret, notify (repeatable)
+ *   [queue "NAME"]  url, ref, series, tree, poll, secret, notify (repeatable),
+ *                   review-list (an address list: the queue's runs are
+ *                   answered by mail, To: this list and [report] to)
+ *   [report]  smtp (smtp://HOST:PORT or smtps://), from, to and cc
+ *             (address lists; repeatable, joined), user, password-file,
+ *             starttls (smtp:// only)
+ *
+ * Addresses are checked with parse/address.h. A queue with a review-list
+ * needs [report]'s smtp and from; user and password-file go together.
  *
  * Every problem is reported as "FILE:LINE: KEY: why" (the line where the
  * key is set, or where the file stopped parsing).
@@ -31,6 +39,17 @@ struct queue_config {
 	char *secret;		/* webhook secret; NULL: webhooks refused */
 	char *notify[CONFIG_MAX_NOTIFY];
 	size_t n_notify;
+	char *review_list;	/* NULL: no reply by mail */
+};
+
+/* How replies are mailed (daemon/smtp.h); all NULL without [report]. */
+struct report_config {
+	char *smtp;		/* smtp://HOST:PORT or smtps://HOST:PORT */
+	char *from;		/* From: and the envelope sender */
+	char *to, *cc;		/* address lists, ", "-joined, or NULL */
+	char *user;		/* NULL: no AUTH */
+	char *password_file;
+	bool starttls;
 };
 
 struct gate_config {
@@ -43,6 +62,7 @@ struct gate_config {
 	bool drop_on_quirk;
 	struct queue_config queues[CONFIG_MAX_QUEUES];
 	size_t n_queues;
+	struct report_config report;
 };
 
 /*

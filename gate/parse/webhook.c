@@ -165,6 +165,8 @@ void webhook_event_release(struct webhook_event *ev)
 	free(ev->ref);
 	free(ev->after);
 	free(ev->delivery);
+	free(ev->in_reply_to);
+	free(ev->subject);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -358,6 +360,47 @@ static int parse_gitlab(const struct webhook_request *req, json_t *root,
 	return take_ref_and_after(root, "GitLab", ev, err);
 }
 
+/* The review thread of a plain body: "in_reply_to" and "subject", both optional. */
+static int parse_thread(json_t *root, struct webhook_event *ev, struct strbuf *err)
+{
+	json_t *msgid = json_object_get(root, "in_reply_to"), *subject = json_object_get(root, "subject");
+	const char *s;
+	size_t len;
+	bool ok;
+
+	if (msgid) {
+		s = json_string_value(msgid);
+		len = s ? strlen(s) : 0;
+		ok = s && len >= 3 && len <= WEBHOOK_MAX_MSGID && s[0] == '<' && s[len - 1] == '>';
+
+		for (size_t i = 0; ok && i < len; i++)
+			ok = s[i] > 0x20 && s[i] < 0x7f;
+		if (!ok) {
+			strbuf_addf(err, "webhook: \"in_reply_to\" must be a Message-ID, "
+				    "\"<...>\" of 3..%d printable ASCII characters without spaces",
+				    WEBHOOK_MAX_MSGID);
+			return -EBADMSG;
+		}
+		ev->in_reply_to = xstrdup(s);
+	}
+	if (subject) {
+		s = json_string_value(subject);
+		len = s ? strlen(s) : 0;
+		if (!s || len < 1 || len > WEBHOOK_MAX_SUBJECT) {
+			strbuf_addf(err, "webhook: \"subject\" must be a string of 1..%d bytes",
+				    WEBHOOK_MAX_SUBJECT);
+			return -EBADMSG;
+		}
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+				strbuf_adds(err, "webhook: \"subject\" holds a control character");
+				return -EBADMSG;
+			}
+		ev->subject = xstrdup(s);
+	}
+	return 0;
+}
+
 static int parse_plain(json_t *root, struct webhook_event *ev, struct strbuf *err)
 {
 	json_t *queue = json_object_get(root, "queue");
@@ -390,7 +433,7 @@ static int parse_plain(json_t *root, struct webhook_event *ev, struct strbuf *er
 		return -EBADMSG;
 	}
 	ev->queue = xstrdup(name);
-	return 0;
+	return parse_thread(root, ev, err);
 }
 
 int webhook_parse(const struct webhook_request *req, struct webhook_event *ret,

@@ -28,6 +28,8 @@
 #define WEBHOOK_MAX_BODY (1024 * 1024)
 #define WEBHOOK_MAX_QUEUE_NAME 128
 #define WEBHOOK_MAX_DELIVERY 128
+#define WEBHOOK_MAX_MSGID 250
+#define WEBHOOK_MAX_SUBJECT 500
 
 /*
  * The headers of the request that matter, as received (NULL when absent).
@@ -74,6 +76,14 @@ struct webhook_event {
 	/* X-GitHub-Delivery (GITHUB), X-Gitlab-Event-UUID (GITLAB), either
 	 * (PLAIN, GitHub's first); NULL when absent or empty. */
 	char *delivery;
+	/*
+	 * PLAIN only, both optional: the stable review thread the run's reply
+	 * answers. "in_reply_to": its Message-ID, "<...>" of 3..WEBHOOK_MAX_MSGID
+	 * printable ASCII characters without spaces; "subject": its subject,
+	 * 1..WEBHOOK_MAX_SUBJECT bytes of UTF-8 without control characters.
+	 */
+	char *in_reply_to;
+	char *subject;
 	bool push;		/* GitHub "push"; GitLab "Push Hook"/"Tag Push Hook" */
 	bool ping;		/* a GitHub "ping" event: valid, but nothing to queue */
 };
@@ -87,7 +97,8 @@ struct webhook_event {
  * not JSON, JSON that is not an object, or with a duplicated key; a push
  * without a repository URL, without a "ref" starting "refs/" or without a
  * 40-hex "after"; a plain body without a string "queue" of 1..128 printable ASCII
- * characters other than '/' (and not "." or ".."); a delivery header over
+ * characters other than '/' (and not "." or ".."), or with an
+ * "in_reply_to" or "subject" that is not what is said above; a delivery header over
  * WEBHOOK_MAX_DELIVERY bytes or with non-printable characters; a string we
  * keep that holds control characters.
  *

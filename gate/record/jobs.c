@@ -33,8 +33,10 @@ static int job_update(sqlite3 *db, const char *sql, const char *fmt, ...)
 }
 
 int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
-		 int64_t *ret_job, bool *ret_duplicate, struct strbuf *err)
+		 const struct job_thread *thread, int64_t *ret_job, bool *ret_duplicate,
+		 struct strbuf *err)
 {
+	const struct job_thread none = { 0 };
 	sqlite3_stmt *st;
 	int r;
 
@@ -57,8 +59,9 @@ int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char
 	r = sql_exec(db, "UPDATE job SET state = 'superseded' WHERE queue = ? AND state = 'queued'",
 		     "s", queue);
 	if (r == 0)
-		r = sql_exec(db, "INSERT INTO job (queue, trigger, state) VALUES (?, ?, 'queued')",
-			     "ss", queue, trigger);
+		r = sql_exec(db, "INSERT INTO job (queue, trigger, state, in_reply_to, review_subject) "
+			     "VALUES (?, ?, 'queued', ?, ?)", "ssss", queue, trigger,
+			     (thread ? thread : &none)->in_reply_to, (thread ? thread : &none)->subject);
 	if (r < 0)
 		goto out;
 	*ret_job = sqlite3_last_insert_rowid(db);
@@ -71,6 +74,27 @@ out:
 	r = db_error(db, "queueing a job", err);
 	db_rollback(db);
 	return r;
+}
+
+int jobs_get_thread(sqlite3 *db, int64_t job, char **ret_in_reply_to, char **ret_subject)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ret_in_reply_to = NULL;
+	*ret_subject = NULL;
+	if (sql_prepare(db, &st, "SELECT in_reply_to, review_subject FROM job WHERE id = ?", "i",
+			(sqlite3_int64)job) < 0)
+		return -EIO;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *a = sqlite3_column_text(st, 0), *b = sqlite3_column_text(st, 1);
+
+		*ret_in_reply_to = a ? xstrdup((const char *)a) : NULL;
+		*ret_subject = b ? xstrdup((const char *)b) : NULL;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
 }
 
 int jobs_already_gated(sqlite3 *db, const char *queue, const char *hash, int64_t job,
@@ -91,7 +115,8 @@ int jobs_already_gated(sqlite3 *db, const char *queue, const char *hash, int64_t
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, json_t *report)
+int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, json_t *report,
+		     const struct job_mail *mail)
 {
 	sqlite3_int64 run = json_integer_value(json_object_get(report, "run"));
 	char *body = json_dumps(report, JSON_COMPACT);
@@ -106,6 +131,8 @@ int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, jso
 			       "ii", run, (sqlite3_int64)job);
 	for (size_t i = 0; r == 0 && i < q->n_notify; i++)
 		r = outbox_add(db, run, q->notify[i], body);
+	if (r == 0 && mail)
+		r = outbox_add_mail(db, run, mail->relay, mail->mail_from, mail->rcpt, mail->message);
 	if (r == 0)
 		r = db_commit(db);
 	if (r < 0)
@@ -147,6 +174,22 @@ int jobs_get_queue(sqlite3 *db, int64_t job, char **ret_queue, struct strbuf *er
 		*ret_queue = xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(db, "reading the job", err);
+}
+
+int jobs_for_run(sqlite3 *db, int64_t run, int64_t *ret_job)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ret_job = 0;
+	if (sql_prepare(db, &st, "SELECT id FROM job WHERE run_id = ? AND state = 'done' "
+			"ORDER BY id DESC LIMIT 1", "i", (sqlite3_int64)run) < 0)
+		return -EIO;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ret_job = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 int jobs_next_queued(sqlite3 *db, int64_t *ret_job)

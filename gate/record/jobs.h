@@ -26,13 +26,26 @@
 /* A job without a verdict is tried this often, 30 s apart. */
 #define JOBS_MAX_ATTEMPTS 3
 
+/* The stable review thread a job's reply answers; either may be NULL. */
+struct job_thread {
+	const char *in_reply_to;	/* the review message's Message-ID */
+	const char *subject;		/* its subject */
+};
+
 /*
- * Queue a job for @queue; a newer job supersedes queued, not started ones.
- * A @delivery seen before gives its job with *ret_duplicate. 0, or -errno
- * with @err.
+ * Queue a job for @queue, answering @thread (NULL: none); a newer job
+ * supersedes queued, not started ones. A @delivery seen before gives its
+ * job with *ret_duplicate. 0, or -errno with @err.
  */
 int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
-		 int64_t *ret_job, bool *ret_duplicate, struct strbuf *err);
+		 const struct job_thread *thread, int64_t *ret_job, bool *ret_duplicate,
+		 struct strbuf *err);
+
+/*
+ * The thread job @job answers, as given to jobs_enqueue(): new strings
+ * into *ret_in_reply_to and *ret_subject (NULL when not given).
+ */
+int jobs_get_thread(sqlite3 *db, int64_t job, char **ret_in_reply_to, char **ret_subject);
 
 /*
  * The oldest queued job into *ret_job (0: none); one whose attempt failed
@@ -62,6 +75,11 @@ int jobs_recover(sqlite3 *db);
 
 /* The queue job @job gates into *ret_queue (caller frees; NULL: no such job). 0, or -errno with @err. */
 int jobs_get_queue(sqlite3 *db, int64_t job, char **ret_queue, struct strbuf *err);
+/*
+ * The job that gated run @run into *ret_job: the newest done job whose run
+ * it is (0: none, as for a run made by `backport-gate run`). 0 or -EIO.
+ */
+int jobs_for_run(sqlite3 *db, int64_t run, int64_t *ret_job);
 /* The snapshot the job read: its content hash and commit (NULL for a directory). */
 int jobs_set_snapshot(sqlite3 *db, int64_t job, const char *content_hash, const char *commit);
 /* *ret_run: the run of an earlier job that gated the same snapshot of @queue, or 0. */
@@ -71,11 +89,21 @@ int jobs_already_gated(sqlite3 *db, const char *queue, const char *content_hash,
 int jobs_done_as(sqlite3 *db, int64_t job, int64_t earlier_run);
 /* Why the job has no verdict, for /api/jobs and the page. */
 int jobs_set_error(sqlite3 *db, int64_t job, const char *error);
+/* The reply on the review thread a verdict sends (record/outbox.h). */
+struct job_mail {
+	const char *relay;	/* smtp:// or smtps:// URL */
+	const char *mail_from;	/* the envelope sender, a bare address */
+	const char *rcpt;	/* the recipients, one bare address per line */
+	const char *message;	/* the whole RFC 5322 message */
+};
+
 /*
  * The job is done with the run of @report, and @q's notifications of it
- * are in the outbox: together or not at all (one transaction).
+ * (its webhooks, and @mail unless NULL) are in the outbox: together or
+ * not at all (one transaction).
  */
-int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, json_t *report);
+int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, json_t *report,
+		     const struct job_mail *mail);
 
 /* Room for a job's state: queued, running, done, failed or superseded. */
 #define JOBS_STATE_MAX 16

@@ -27,11 +27,25 @@
  */
 int outbox_add(sqlite3 *db, int64_t run, const char *url, const char *body);
 
+/*
+ * Queue the mail @message of run @run through the relay @url, from
+ * @mail_from to @rcpt (bare addresses, one per line). Like outbox_add():
+ * once per run and relay, inside the caller's transaction.
+ */
+int outbox_add_mail(sqlite3 *db, int64_t run, const char *url, const char *mail_from,
+		    const char *rcpt, const char *message);
+
+enum outbox_kind { OUTBOX_WEBHOOK, OUTBOX_MAIL };
+
 /* A notification due to be sent. */
 struct outbox_entry {
 	int64_t id;
-	char *url;
-	char *body;
+	int64_t run;
+	enum outbox_kind kind;
+	char *url;		/* the receiver, or the mail relay */
+	char *body;		/* the JSON to POST, or the whole message */
+	char *mail_from;	/* OUTBOX_MAIL: the envelope, else NULL */
+	char *rcpt;		/* OUTBOX_MAIL: one address per line */
 	int attempts;		/* made so far */
 };
 

@@ -42,7 +42,7 @@ FUZZ_SRCS_mail := gate/parse/mail.c gate/parse/lines.c gate/parse/patch_header.c
 FUZZ_SRCS_patch_apply := gate/parse/patch.c gate/pipeline/apply.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_webhook := gate/parse/webhook.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_ktap := gate/parse/ktap.c gate/basic/strbuf.c gate/basic/xalloc.c
-FUZZ_SRCS_config := gate/parse/config.c gate/basic/strbuf.c gate/basic/xalloc.c gate/basic/git_error.c
+FUZZ_SRCS_config := gate/parse/config.c gate/parse/address.c gate/basic/strbuf.c gate/basic/strlist.c gate/basic/xalloc.c gate/basic/git_error.c
 FUZZ_SRCS_probe_record := kernel-tests/shebang/probe_record.c
 
 FUZZ_HDRS := $(wildcard gate/*/*.h kernel-tests/shebang/*.h tests/fuzz/*.h)

@@ -77,7 +77,7 @@ static bool has_control(const char *s)
 static void check_event(const struct webhook_event *ev, const struct webhook_request *req)
 {
 	const char *strings[] = { ev->queue, ev->repository, ev->repository_name, ev->ref,
-				  ev->after, ev->delivery };
+				  ev->after, ev->delivery, ev->in_reply_to, ev->subject };
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		fuzz_check(!has_control(strings[i]), "field %zu holds a control character", i);
@@ -87,8 +87,19 @@ static void check_event(const struct webhook_event *ev, const struct webhook_req
 		fuzz_check(len >= 1 && len <= WEBHOOK_MAX_QUEUE_NAME, "plain queue of %zu bytes", len);
 		fuzz_check(!strchr(ev->queue, '/') && strcmp(ev->queue, ".") &&
 			   strcmp(ev->queue, ".."), "plain queue \"%s\"", ev->queue);
+		if (ev->in_reply_to) {
+			size_t n = strlen(ev->in_reply_to);
+
+			fuzz_check(n >= 3 && n <= WEBHOOK_MAX_MSGID && ev->in_reply_to[0] == '<' &&
+				   ev->in_reply_to[n - 1] == '>' && !strchr(ev->in_reply_to, ' '),
+				   "in_reply_to \"%s\"", ev->in_reply_to);
+		}
+		if (ev->subject)
+			fuzz_check(ev->subject[0] && strlen(ev->subject) <= WEBHOOK_MAX_SUBJECT,
+				   "subject of %zu bytes", strlen(ev->subject));
 	} else {
 		fuzz_check(!ev->queue, "queue \"%s\" in a %d webhook", ev->queue, (int)ev->kind);
+		fuzz_check(!ev->in_reply_to && !ev->subject, "a thread in a %d webhook", (int)ev->kind);
 	}
 	fuzz_check(ev->kind == (req->github_event ? WEBHOOK_GITHUB :
 				req->gitlab_event || req->gitlab_token ? WEBHOOK_GITLAB :
@@ -180,6 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(err.len && fuzz_one_line(err.buf), "message \"%s\"", err.buf);
 		fuzz_check(!has_control(err.buf), "control character in message \"%s\"", err.buf);
 		fuzz_check(!ev.queue && !ev.repository && !ev.repository_name && !ev.ref &&
+			   !ev.in_reply_to && !ev.subject &&
 			   !ev.after && !ev.delivery && !ev.push && !ev.ping,
 			   "a refused event is not zeroed");
 	} else {

@@ -116,6 +116,56 @@ static void test_tree_per_queue(void **state)
 	strbuf_release(&err);
 }
 
+static void test_report_section(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct gate_config cfg;
+
+	(void)state;
+	write_config("[report]\n\tsmtp = smtps://mail.example.org:465\n"
+		     "\tfrom = backport-gate <gate@example.org>\n"
+		     "\tto = a@example.org\n\tto = B <b@example.org>\n\tcc = \\\"L, T\\\" <l@x.org>\n"
+		     "\tuser = gate\n\tpassword-file = /etc/backport-gate/smtp-password\n"
+		     "[queue \"stable-6.1\"]\n\turl = /srv/q\n"
+		     "\treview-list = stable@vger.kernel.org\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_string_equal(err.buf, "");
+	assert_string_equal(cfg.report.smtp, "smtps://mail.example.org:465");
+	assert_string_equal(cfg.report.from, "backport-gate <gate@example.org>");
+	/* repeated keys join into one list; git-config unescapes the quotes */
+	assert_string_equal(cfg.report.to, "a@example.org, B <b@example.org>");
+	assert_string_equal(cfg.report.cc, "\"L, T\" <l@x.org>");
+	assert_string_equal(cfg.report.user, "gate");
+	assert_string_equal(cfg.report.password_file, "/etc/backport-gate/smtp-password");
+	assert_false(cfg.report.starttls);
+	assert_string_equal(config_queue(&cfg, "stable-6.1")->review_list, "stable@vger.kernel.org");
+	config_release(&cfg);
+	assert_null(cfg.report.smtp);
+
+	/* each refusal names the line and leaves nothing behind */
+	write_config("[report]\n\tsmtp = smtps://m:465\n\tstarttls = true\n");
+	assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, ":3: report.starttls: smtps:// is TLS from the start"));
+	assert_empty(&cfg);
+	assert_null(cfg.report.smtp);
+	strbuf_reset(&err);
+	write_config("[report]\n\tfrom = a@b, c@d\n");
+	assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, ":2: report.from: address \"a@b, c@d\": one address "
+				    "expected, not a list"));
+	assert_null(cfg.report.from);
+	strbuf_reset(&err);
+	write_config("[report]\n\tsmtp = smtp://m:25\n\tfrom = a@b\n\tpassword-file = pw\n");
+	assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, ":4: report.password-file: 'pw' is not an absolute path"));
+	strbuf_reset(&err);
+	write_config("[queue \"q\"]\n\turl = /srv/q\n\treview-list = list@x.org\n");
+	assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, ":3: queue.q.review-list: replies need [report] smtp and from"));
+	assert_empty(&cfg);
+	strbuf_release(&err);
+}
+
 static void test_unparsable_or_missing_file_leaves_nothing(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -141,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_bad_key_leaves_nothing),
 		cmocka_unit_test(test_tree_per_queue),
 		cmocka_unit_test(test_queue_without_url_leaves_nothing),
+		cmocka_unit_test(test_report_section),
 		cmocka_unit_test(test_unparsable_or_missing_file_leaves_nothing),
 	};
 	int fd = mkstemp(path), failed;

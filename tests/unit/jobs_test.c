@@ -23,6 +23,7 @@
 
 #include "record/db.h"
 #include "record/jobs.h"
+#include "record/outbox.h"
 #include "testdb.h"
 
 static int64_t enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
@@ -31,7 +32,7 @@ static int64_t enqueue(sqlite3 *db, const char *queue, const char *trigger, cons
 	struct strbuf err = STRBUF_INIT;
 	bool duplicate = true;
 	int64_t job = 0;
-	int r = jobs_enqueue(db, queue, trigger, delivery, &job, &duplicate, &err);
+	int r = jobs_enqueue(db, queue, trigger, delivery, NULL, &job, &duplicate, &err);
 
 	if (r != 0)
 		fail_msg("jobs_enqueue(%s): %d: %s", queue, r, err.buf);
@@ -369,7 +370,7 @@ static void test_done(void **state)
 	assert_int_equal(jobs_set_error(f->db, job, "first boot timed out"), 0);
 	run = add_run(f->db, "hash-1", "pass");
 	report = json_pack("{s:I, s:s, s:s}", "run", (json_int_t)run, "queue", "6.1", "verdict", "pass");
-	assert_int_equal(jobs_record_done(f->db, &q, job, report), 0);
+	assert_int_equal(jobs_record_done(f->db, &q, job, report, NULL), 0);
 	assert_field(f->db, job, "state", "done");
 	assert_field(f->db, job, "error", "(null)");
 	assert_int_equal(strtoll(field(f->db, job, "run"), NULL, 10), run);
@@ -408,9 +409,70 @@ static void test_done_all_or_nothing(void **state)
 	int64_t run = add_run(f->db, "hash-1", "drop");
 	json_t *report = json_pack("{s:I}", "run", (json_int_t)run);
 
-	assert_int_equal(jobs_record_done(f->db, &q, 42, report), -ENOENT);
+	assert_int_equal(jobs_record_done(f->db, &q, 42, report, NULL), -ENOENT);
 	assert_string_equal(query(f->db, "SELECT count(*) FROM outbox"), "0");
 	json_decref(report);
+}
+
+/*
+ * A job keeps the review thread its webhook named; its verdict's reply is
+ * a mail row of the outbox, beside the webhooks, in the same transaction,
+ * and comes back from outbox_due() with its envelope.
+ */
+static void test_done_with_mail(void **state)
+{
+	struct testdb *f = *state;
+	char url[] = "http://127.0.0.1:9/a";
+	struct queue_config q = { .name = "6.1", .notify = { url }, .n_notify = 1 };
+	struct job_thread thread = { "<rc1@kernel.org>", "[PATCH 6.1 000/9] 6.1.193-rc1 review" };
+	struct job_mail mail = { "smtp://127.0.0.1:2525", "gate@lab.org", "a@b.org\nc@d.org\n",
+				 "Subject: x\n\nbody\n" };
+	struct strbuf err = STRBUF_INIT;
+	struct outbox_entry *due;
+	char *in_reply_to, *subject;
+	bool duplicate;
+	int64_t job = 0, plain, run, found;
+	json_t *report;
+	size_t n;
+
+	assert_int_equal(jobs_enqueue(f->db, "6.1", "webhook", NULL, &thread, &job, &duplicate, &err), 0);
+	assert_int_equal(jobs_get_thread(f->db, job, &in_reply_to, &subject), 0);
+	assert_string_equal(in_reply_to, "<rc1@kernel.org>");
+	assert_string_equal(subject, "[PATCH 6.1 000/9] 6.1.193-rc1 review");
+	free(in_reply_to);
+	free(subject);
+	plain = enqueue(f->db, "5.15", "poll", NULL, NULL);
+	assert_int_equal(jobs_get_thread(f->db, plain, &in_reply_to, &subject), 0);
+	assert_null(in_reply_to);
+	assert_null(subject);
+	assert_int_equal(jobs_get_thread(f->db, 999, &in_reply_to, &subject), -ENOENT);
+
+	assert_int_equal(jobs_start(f->db, job), 0);
+	run = add_run(f->db, "hash-1", "drop");
+	report = json_pack("{s:I}", "run", (json_int_t)run);
+	assert_int_equal(jobs_for_run(f->db, run, &found), 0);
+	assert_int_equal(found, 0);	/* not done yet */
+	assert_int_equal(jobs_record_done(f->db, &q, job, report, &mail), 0);
+	assert_int_equal(jobs_for_run(f->db, run, &found), 0);
+	assert_int_equal(found, job);
+	assert_int_equal(jobs_for_run(f->db, run + 1, &found), 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(outbox_due(f->db, 1e12, 10, &due, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(due[0].kind, OUTBOX_WEBHOOK);
+	assert_null(due[0].mail_from);
+	assert_int_equal(due[1].kind, OUTBOX_MAIL);
+	assert_int_equal(due[1].run, run);
+	assert_string_equal(due[1].url, "smtp://127.0.0.1:2525");
+	assert_string_equal(due[1].mail_from, "gate@lab.org");
+	assert_string_equal(due[1].rcpt, "a@b.org\nc@d.org\n");
+	assert_string_equal(due[1].body, "Subject: x\n\nbody\n");
+	outbox_entries_free(due, n);
+	/* once per run and relay */
+	assert_int_equal(outbox_add_mail(f->db, run, "smtp://127.0.0.1:2525", "x@y", "z@w\n", "m"), 0);
+	assert_string_equal(query(f->db, "SELECT count(*) FROM outbox WHERE kind = 'mail'"), "1");
+	json_decref(report);
+	strbuf_release(&err);
 }
 
 int main(void)
@@ -427,6 +489,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recover, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_done, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_done_all_or_nothing, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_done_with_mail, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -415,7 +415,7 @@ static void test_page_queues(void **state)
 	/* 6.1 comes before 5.15, as configured */
 	assert_true(strstr(f->out.buf, "<h2>6.1</h2>") < strstr(f->out.buf, "<h2>5.15</h2>"));
 
-	assert_int_equal(jobs_enqueue(f->t.db, "6.1", "webhook", NULL, &job, &duplicate, &err), 0);
+	assert_int_equal(jobs_enqueue(f->t.db, "6.1", "webhook", NULL, NULL, &job, &duplicate, &err), 0);
 	render(f);
 	assert_has(f, "<p class=\"pending\">A newer job is queued.</p>");
 	assert_has(f, "<strong>PASS</strong>");

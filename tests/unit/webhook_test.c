@@ -589,6 +589,39 @@ static void test_plain_queue_refused(void **state)
 	assert_refused(&req, "129 bytes long");
 }
 
+/* A plain body may name the stable review thread its run's reply answers. */
+static void test_plain_thread(void **state)
+{
+	struct webhook_request req = body_request(
+		"{\"queue\": \"stable-6.1\", \"in_reply_to\": \"<20261205.rc1@kernel.org>\", "
+		"\"subject\": \"[PATCH 6.1 000/123] 6.1.193-rc1 review \u00e4\"}");
+	struct webhook_event ev;
+
+	(void)state;
+	parse_ok(&req, &ev);
+	assert_string_equal(ev.in_reply_to, "<20261205.rc1@kernel.org>");
+	assert_string_equal(ev.subject, "[PATCH 6.1 000/123] 6.1.193-rc1 review \xc3\xa4");
+	webhook_event_release(&ev);
+	assert_null(ev.in_reply_to);
+
+	req = body_request("{\"queue\": \"q\"}");
+	parse_ok(&req, &ev);
+	assert_null(ev.in_reply_to);
+	assert_null(ev.subject);
+	webhook_event_release(&ev);
+
+	req = body_request("{\"queue\": \"q\", \"in_reply_to\": \"20261205@kernel.org\"}");
+	assert_refused(&req, "\"in_reply_to\" must be a Message-ID");
+	req = body_request("{\"queue\": \"q\", \"in_reply_to\": \"<a b@c>\"}");
+	assert_refused(&req, "without spaces");
+	req = body_request("{\"queue\": \"q\", \"in_reply_to\": 7}");
+	assert_refused(&req, "\"in_reply_to\" must be a Message-ID");
+	req = body_request("{\"queue\": \"q\", \"subject\": \"a\\r\\nBcc: x@y\"}");
+	assert_refused(&req, "\"subject\" holds a control character");
+	req = body_request("{\"queue\": \"q\", \"subject\": \"\"}");
+	assert_refused(&req, "\"subject\" must be a string of 1..500 bytes");
+}
+
 static void test_bad_bodies(void **state)
 {
 	struct webhook_request req;
@@ -768,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_gitlab_other_event),
 		cmocka_unit_test(test_plain_queue),
 		cmocka_unit_test(test_plain_queue_refused),
+		cmocka_unit_test(test_plain_thread),
 		cmocka_unit_test(test_bad_bodies),
 		cmocka_unit_test(test_body_with_nul),
 		cmocka_unit_test(test_huge_body),
