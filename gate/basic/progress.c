@@ -65,6 +65,8 @@ static void add_duration(struct strbuf *out, long ms)
 
 	if (s < 60)
 		strbuf_addf(out, "%ld s", s);
+	else if (s < 3600 && s % 60 == 0)
+		strbuf_addf(out, "%ld min", s / 60);
 	else if (s < 3600)
 		strbuf_addf(out, "%ld min %ld s", s / 60, s % 60);
 	else
