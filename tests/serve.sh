@@ -52,7 +52,9 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon listens on $base"
+# A line of progress every second (not 5), so that a build of a second or more shows in /api/jobs.
+start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" BG_PROGRESS_INTERVAL=1 ||
+	fail "the daemon listens on $base"
 
 get_status() { # path: prints "STATUS ERROR-MESSAGE"
 	local code
@@ -134,8 +136,26 @@ start=$(date +%s)
 kill -HUP "$daemon"	# a reload must not drop the running job
 sleep 0.5
 expect_contains "SIGHUP: the configuration is reloaded" "reloaded $tmp/gate.conf: 1 queues" "$(cat "$tmp/serve.log")"
+# While it runs: its worker's phase in /api/jobs/ID and on the page.
+api_progress= page_progress=
+for _ in $(seq 3000); do
+	curl -s "$base/api/jobs/$job" >"$tmp/job.json"
+	[ "$(jq -r .state "$tmp/job.json")" = running ] || break
+	[ -n "$api_progress" ] || api_progress=$(jq -r '.progress // empty' "$tmp/job.json")
+	[ -n "$page_progress" ] ||
+		page_progress=$(curl -s "$base/" | sed -n 's/.*<p class="progress">Running: \([^<]*\)<.*/\1/p')
+	[ -n "$api_progress" ] && [ -n "$page_progress" ] && break
+	sleep 0.2
+done
+progress_re='^(extract|import) [0-9]+(/[0-9]+)? files|^build [0-9]+(/[0-9]+)? objects'
+[[ $api_progress =~ $progress_re ]] && pass "GET /api/jobs/{id}: the running job's progress ($api_progress)" ||
+	fail "GET /api/jobs/{id}: expected a running job's progress ('build N objects ...'), got '$api_progress'"
+[[ $page_progress =~ $progress_re ]] && pass "GET /: the running job's progress ($page_progress)" ||
+	fail "GET /: expected 'Running: build N objects ...' for the running job, got '$page_progress'"
 state=$(wait_job "$job")
 expect_eq "the job ends with a verdict" done "$state"
+expect_eq "GET /api/jobs/{id}: no progress once done" null \
+	"$(curl -s "$base/api/jobs/$job" | jq -r .progress)"
 echo "# job $job took $(($(date +%s) - start)) s"
 run=$(curl -s "$base/api/jobs/$job" | jq -r .run)
 

@@ -403,6 +403,25 @@ int child_run(struct child *c, struct child_result *ret)
 	return 0;
 }
 
+int child_run_ticking(struct child *c, int tick_ms, void (*tick)(void *tick_arg), void *tick_arg,
+		      struct child_result *ret)
+{
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (c->timeout_sec <= 0)
+		return -EINVAL;
+	r = child_start(c);
+	if (r < 0) {
+		*ret = c->result;
+		return c->result.exec_errno ? 0 : r;
+	}
+	while (child_wait(c, tick_ms, ret) == 0)
+		tick(tick_arg);
+	tick(tick_arg);
+	return 0;
+}
+
 bool child_ok(const struct child_result *r)
 {
 	return !r->exec_errno && !r->timed_out && !r->capture_full && !r->killed && !r->signal &&

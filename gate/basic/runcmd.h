@@ -107,6 +107,14 @@ void child_kill(struct child *c, struct child_result *ret);
  */
 int child_run(struct child *c, struct child_result *ret);
 
+/*
+ * child_run() that calls @tick(@tick_arg) every @tick_ms while @c runs,
+ * and once after it ended: for a caller that reports on a long child
+ * (progress.h). The same deadline, results and return value.
+ */
+int child_run_ticking(struct child *c, int tick_ms, void (*tick)(void *tick_arg), void *tick_arg,
+		      struct child_result *ret);
+
 /* true when @r is a clean exit with status 0 */
 bool child_ok(const struct child_result *r);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/progress.h"
 #include "daemon/job.h"
 #include "daemon/mailer.h"
 #include "pipeline/defaults.h"
@@ -54,8 +55,29 @@ out:
 	return r;
 }
 
+/* The job's progress goes into its row, where the daemon reads it (jobs.h). */
+struct progress_row {
+	sqlite3 *db;
+	int64_t job;
+	bool failed;		/* said once: a lost progress line fails no job */
+};
+
+static void progress_to_row(void *arg, const char *line)
+{
+	struct progress_row *row = arg;
+	int r = jobs_set_progress(row->db, row->job, line);
+
+	if (r < 0 && !row->failed) {
+		fprintf(stderr, "job %lld: recording its progress: %s\n", (long long)row->job,
+			jobs_strerror(row->db, r));
+		row->failed = true;
+	}
+}
+
 int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *err)
 {
+	struct progress *progress = progress_stderr();
+	struct progress_row row = { .job = job_id };
 	struct queue_snapshot snap = { 0 };
 	struct gate_options opts = { .drop_on_quirk = cfg->drop_on_quirk };
 	const struct queue_config *q;
@@ -119,7 +141,11 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 				    jobs_strerror(db, r));
 		goto out;
 	}
+	row.db = db;
+	progress->sink = progress_to_row;
+	progress->sink_arg = &row;
 	r = gate_snapshot(top, cfg->cache, db, &snap, &opts, &report, err);
+	progress->sink = NULL;
 	if (r < 0)
 		goto out;
 	r = record_done(db, cfg, q, job_id, report);

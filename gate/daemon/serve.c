@@ -403,13 +403,28 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 	}
 }
 
+/* systemctl status says what the worker said last (jobs.h: its progress), when that changed. */
+static void worker_status(struct server *s, int64_t job, struct strbuf *last)
+{
+	json_t *o = jobs_get_json(s->db, job);
+	const char *progress = json_string_value(json_object_get(o, "progress"));
+
+	if (progress && strcmp(progress, last->buf) != 0) {
+		sd_notifyf(0, "STATUS=gating job %lld: %s", (long long)job, progress);
+		strbuf_reset(last);
+		strbuf_adds(last, progress);
+	}
+	json_decref(o);
+}
+
 static int serve_loop(struct server *s)
 {
 	time_t next_poll[CONFIG_MAX_QUEUES] = { 0 };
 	struct worker worker = { .job = 0 };
 	struct child_result res;
 	uint64_t watchdog_usec = 0;
-	time_t last_ping = 0;
+	time_t last_ping = 0, last_status = 0;
+	struct strbuf status = STRBUF_INIT;
 
 	sd_watchdog_enabled(0, &watchdog_usec);
 	while (!stop_requested) {
@@ -457,6 +472,10 @@ static int serve_loop(struct server *s)
 				}
 			}
 		}
+		if (worker.job && now - last_status >= 5) {
+			worker_status(s, worker.job, &status);
+			last_status = now;
+		}
 		outbox_deliver(s->db, &s->cfg.report, 5);
 		pthread_rwlock_unlock(&s->lock);
 		if (watchdog_usec && now - last_ping >= (time_t)(watchdog_usec / 2000000)) {
@@ -466,6 +485,7 @@ static int serve_loop(struct server *s)
 		usleep(200000);
 	}
 	sd_notify(0, "STOPPING=1");
+	strbuf_release(&status);
 	if (worker.job) {
 		child_kill(&worker.child, &res);
 		/* interrupted: it runs again after the restart */

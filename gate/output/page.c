@@ -41,6 +41,7 @@ static void url_segment(struct strbuf *out, const char *s)
 static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbuf *out)
 {
 	char state[JOBS_STATE_MAX], pending_state[JOBS_STATE_MAX];
+	char *progress;
 	int64_t job;
 	json_t *report, *p;
 	const char *verdict;
@@ -61,6 +62,13 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 	}
 	if (pending_state[0])
 		strbuf_addf(out, "<p class=\"pending\">A newer job is %s.</p>", pending_state);
+	if (jobs_running_progress(db, q->name, &progress) == 0 && progress) {
+		/* what its worker said last, a few seconds ago at most */
+		strbuf_adds(out, "<p class=\"progress\">Running: ");
+		esc(out, progress);
+		strbuf_adds(out, "</p>");
+		free(progress);
+	}
 	if (!report) {
 		strbuf_addf(out, "<p class=\"state\">%s%s</p></section>\n", job ? state : "never gated",
 			    job ? " (latest job has no verdict yet)" : "");

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/build.h"
@@ -23,8 +24,35 @@ static const char *const kbuild_env[] = {
 	NULL,
 };
 
+/*
+ * A build's progress: the objects make has compiled, counted from its log
+ * as it grows. With V=0, make says "  CC      fs/binfmt_script.o" for each
+ * (AS, HOSTCC and LD of an object alike).
+ */
+struct build_watch {
+	const char *log;
+	struct file_lines lines;
+	unsigned long objects;
+};
+
+static bool is_object_line(const char *line, size_t len)
+{
+	while (len && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+		len--;
+	return len > 4 && line[0] == ' ' && line[1] == ' ' && line[2] >= 'A' && line[2] <= 'Z' &&
+	       line[len - 2] == '.' && line[len - 1] == 'o' && memchr(line + 2, ' ', len - 2);
+}
+
+static void build_tick(void *arg)
+{
+	struct build_watch *w = arg;
+
+	w->objects += file_lines_count(&w->lines, w->log, is_object_line);
+	progress_update(progress_stderr(), w->objects);
+}
+
 static int run_make(struct kernel_env *env, const char *const *targets, const char *log,
-		    struct child_result *res, struct strbuf *err)
+		    struct build_watch *watch, struct child_result *res, struct strbuf *err)
 {
 	char *src_arg = xasprintf("%s", env->src), *o_arg = xasprintf("O=%s", env->build);
 	char *jobs = xasprintf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -44,7 +72,7 @@ static int run_make(struct kernel_env *env, const char *const *targets, const ch
 		envv[e++] = kbuild_env[i];
 	envv[e++] = ccache_dir;
 	envv[e] = NULL;
-	r = child_run(&c, res);
+	r = watch ? child_run_ticking(&c, 1000, build_tick, watch, res) : child_run(&c, res);
 	if (r < 0)
 		strbuf_addf(err, "build: cannot start make: %s", strerror(-r));
 	else if (res->exec_errno || res->timed_out || res->signal) {
@@ -66,7 +94,7 @@ int kernel_clean(struct kernel_env *env, struct strbuf *err)
 	struct child_result res;
 	int r;
 
-	r = run_make(env, targets, log, &res, err);
+	r = run_make(env, targets, log, NULL, &res, err);
 	if (r == 0 && !child_ok(&res)) {
 		strbuf_addf(err, "build: make clean failed (see %s)", log);
 		r = -EIO;
@@ -96,7 +124,7 @@ static int configure(struct kernel_env *env, struct strbuf *err)
 		struct child mc = { .argv = margv, .output_path = log, .timeout_sec = 300 };
 		const char *t2[] = { "-s", "olddefconfig", NULL };
 
-		r = run_make(env, t1, log, &res, err);
+		r = run_make(env, t1, log, NULL, &res, err);
 		if (r == 0 && !child_ok(&res)) {
 			strbuf_addf(err, "config: make tinyconfig failed (see %s)", log);
 			r = -EIO;
@@ -110,7 +138,7 @@ static int configure(struct kernel_env *env, struct strbuf *err)
 		}
 		free(merge);
 		if (r == 0)
-			r = run_make(env, t2, log, &res, err);
+			r = run_make(env, t2, log, NULL, &res, err);
 		if (r == 0 && !child_ok(&res)) {
 			strbuf_addf(err, "config: make olddefconfig failed (see %s)", log);
 			r = -EIO;
@@ -221,7 +249,14 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 {
 	const char *targets[] = { "bzImage", NULL };
 	char *log = xasprintf("%s/build.log", env->work);
+	char *vmlinux = NULL, *stats = NULL;
+	const char *stats_key = env->naive ? "build-naive" : "build";
+	struct build_watch watch = { .log = log };
+	struct progress *p = progress_stderr();
+	unsigned long total;
+	long expected_ms, took_ms;
 	struct child_result res;
+	bool full;
 	int r;
 
 	r = configure(env, err);
@@ -233,9 +268,31 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		free(config_log);
 		goto out;
 	}
-	r = run_make(env, targets, log, &res, err);
+	/*
+	 * Only a build from an empty build directory is measured and
+	 * expected again: what an incremental one compiles depends on the
+	 * change.
+	 */
+	vmlinux = xasprintf("%s/vmlinux", env->build);
+	stats = xasprintf("%s/progress-stats", env->dir);
+	full = access(vmlinux, F_OK) != 0;
+	if (!full || progress_stats_load(stats, stats_key, &total, &expected_ms) < 0)
+		total = 0, expected_ms = 0;
+	progress_begin(p, "build", "objects", total, expected_ms);
+	r = run_make(env, targets, log, &watch, &res, err);
+	took_ms = p->now_ms() - p->start_ms;
+	progress_end(p);
+	file_lines_release(&watch.lines);
 	if (r < 0)
 		goto out;
+	if (full && child_ok(&res) && watch.objects) {
+		int e = progress_stats_save(stats, stats_key, watch.objects, took_ms);
+
+		/* only an estimate is lost: said, not failed */
+		if (e < 0)
+			fprintf(stderr, "build: cannot write %s (the next build's progress estimate): %s\n",
+				stats, strerror(-e));
+	}
 	if (child_ok(&res)) {
 		*ret_status = BUILD_OK;
 	} else {
@@ -246,6 +303,8 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		}
 	}
 out:
+	free(vmlinux);
+	free(stats);
 	free(log);
 	return r;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "basic/git_error.h"
+#include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/tree.h"
@@ -21,7 +22,8 @@
  * .gitignore hides everything and libgit2 1.5's add_all with FORCE fails
  * on this tree (libgit2 issue 6517), so files are added one by one.
  */
-static int add_tree(git_index *index, const char *root, const char *rel, struct strbuf *err)
+static int add_tree(git_index *index, const char *root, const char *rel, unsigned long *added,
+		    struct strbuf *err)
 {
 	char *path;
 	DIR *d;
@@ -47,18 +49,39 @@ static int add_tree(git_index *index, const char *root, const char *rel, struct 
 			strbuf_addf(err, "import: cannot stat %s: %s", child, strerror(errno));
 			r = -errno;
 		} else if (S_ISDIR(st.st_mode)) {
-			r = add_tree(index, root, child, err);
+			r = add_tree(index, root, child, added, err);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			if (git_index_add_bypath(index, child) < 0) {
 				git_error_add(err, child);
 				r = -EIO;
 			}
+			progress_update(progress_stderr(), ++*added);
 		}
 		free(child);
 	}
 	closedir(d);
 	free(path);
 	return r;
+}
+
+/* tar -v names each member it extracts on a line of its own; directories end in '/'. */
+static bool is_file_line(const char *line, size_t len)
+{
+	return len && line[len - 1] != '/';
+}
+
+struct extract_watch {
+	const char *log;
+	struct file_lines lines;
+	unsigned long files;
+};
+
+static void extract_tick(void *arg)
+{
+	struct extract_watch *w = arg;
+
+	w->files += file_lines_count(&w->lines, w->log, is_file_line);
+	progress_update(progress_stderr(), w->files);
 }
 
 static int import(struct kernel_tree *tree, const struct kernel_env *env, struct strbuf *err)
@@ -71,17 +94,26 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 	git_reference *ref = NULL;
 	DIR *d;
 	struct dirent *de;
-	int r = 0;
+	struct progress *progress = progress_stderr();
+	char *log, *stats;
+	unsigned long files = 0, added = 0;
+	int r = 0, e;
 
 	tmp = xasprintf("%s.tmp", env->src);
+	log = xasprintf("%s/extract.log", env->dir);
+	stats = xasprintf("%s/progress-stats", env->dir);
 	{
 		const char *rm[] = { "rm", "-rf", tmp, env->src, NULL };
 		const char *mk[] = { "mkdir", "-p", tmp, NULL };
-		const char *tar[] = { "tar", "-xJf", env->tarball, "-C", tmp, NULL };
+		const char *tar[] = { "tar", "-xvJf", env->tarball, "-C", tmp, NULL };
 		struct child c1 = { .argv = rm, .timeout_sec = 600 };
 		struct child c2 = { .argv = mk, .timeout_sec = 60 };
-		struct child c3 = { .argv = tar, .timeout_sec = EXTRACT_TIMEOUT };
+		struct child c3 = { .argv = tar, .output_path = log, .timeout_sec = EXTRACT_TIMEOUT };
+		struct extract_watch watch = { .log = log };
+		unsigned long total;
+		long expected_ms, took_ms;
 		struct child_result res;
+		int run;
 
 		fprintf(stderr, "# extracting %s into %s\n", env->tarball, env->src);
 		if (child_run(&c1, &res) < 0 || !child_ok(&res) ||
@@ -90,13 +122,27 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 			r = -EIO;
 			goto out;
 		}
-		if (child_run(&c3, &res) < 0 || !child_ok(&res)) {
+		/* the member count of the last extraction: the same tarball, most likely */
+		if (progress_stats_load(stats, "extract", &total, &expected_ms) < 0)
+			total = 0, expected_ms = 0;
+		progress_begin(progress, "extract", "files", total, expected_ms);
+		run = child_run_ticking(&c3, 1000, extract_tick, &watch, &res);
+		took_ms = progress->now_ms() - progress->start_ms;
+		progress_end(progress);
+		file_lines_release(&watch.lines);
+		if (run < 0 || !child_ok(&res)) {
 			strbuf_addf(err, "extract: ");
 			child_describe(&c3, &res, err);
-			strbuf_addf(err, " on %s", env->tarball);
+			strbuf_addf(err, " on %s (see %s)", env->tarball, log);
 			r = -EIO;
 			goto out;
 		}
+		files = watch.files;
+		e = progress_stats_save(stats, "extract", files, took_ms);
+		/* only an estimate is lost: said, not failed */
+		if (e < 0)
+			fprintf(stderr, "extract: cannot write %s (the next extraction's progress estimate): %s\n",
+				stats, strerror(-e));
 	}
 	d = opendir(tmp);
 	while (d && (de = readdir(d)))
@@ -120,7 +166,10 @@ static int import(struct kernel_tree *tree, const struct kernel_env *env, struct
 		r = -EIO;
 		goto out;
 	}
-	r = add_tree(index, env->src, "", err);
+	/* every file tar extracted, and nothing else, is added */
+	progress_begin(progress, "import", "files", files, 0);
+	r = add_tree(index, env->src, "", &added, err);
+	progress_end(progress);
 	if (r < 0)
 		goto out;
 	if (git_index_write(index) < 0 || git_index_write_tree(&tree_oid, index) < 0 ||
@@ -139,6 +188,8 @@ out:
 	git_index_free(index);
 	free(top);
 	free(tmp);
+	free(log);
+	free(stats);
 	return r;
 }
 

@@ -228,8 +228,30 @@ int jobs_queue_pending(sqlite3 *db, const char *queue, bool *ret_pending)
 int jobs_start(sqlite3 *db, int64_t job)
 {
 	return job_update(db, "UPDATE job SET state = 'running', attempts = attempts + 1, "
-			  "error = NULL, started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
+			  "error = NULL, progress = NULL, started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
 			  "finished_at = NULL WHERE id = ?", "i", (sqlite3_int64)job);
+}
+
+int jobs_set_progress(sqlite3 *db, int64_t job, const char *progress)
+{
+	return job_update(db, "UPDATE job SET progress = ? WHERE id = ?", "si", progress,
+			  (sqlite3_int64)job);
+}
+
+int jobs_running_progress(sqlite3 *db, const char *queue, char **ret_progress)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ret_progress = NULL;
+	if (sql_prepare(db, &st, "SELECT progress FROM job WHERE queue = ? AND state = 'running' "
+			"AND progress IS NOT NULL ORDER BY id DESC LIMIT 1", "s", queue) < 0)
+		return -EIO;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ret_progress = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 int jobs_requeue(sqlite3 *db, int64_t job)
@@ -328,17 +350,19 @@ json_t *jobs_get_json(sqlite3 *db, int64_t id)
 	sqlite3_stmt *st;
 	json_t *o = NULL;
 
+	/* the worker's last word on a job no longer running is stale: null */
 	if (sql_prepare(db, &st, "SELECT id, queue, trigger, state, attempts, run_id, error, created_at, "
-			"started_at, finished_at, content_hash FROM job WHERE id = ?", "i",
+			"started_at, finished_at, content_hash, "
+			"CASE WHEN state = 'running' THEN progress END FROM job WHERE id = ?", "i",
 			(sqlite3_int64)id) < 0)
 		return NULL;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		static const char *const keys[] = { "job", "queue", "trigger", "state", "attempts", "run",
 						     "error", "created_at", "started_at", "finished_at",
-						     "snapshot" };
+						     "snapshot", "progress" };
 
 		o = json_object();
-		for (int i = 0; i < 11; i++) {
+		for (int i = 0; i < 12; i++) {
 			json_t *v;
 
 			switch (sqlite3_column_type(st, i)) {

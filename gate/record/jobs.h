@@ -87,6 +87,15 @@ int jobs_already_gated(sqlite3 *db, const char *queue, const char *content_hash,
 		       int64_t *ret_run);
 /* The job is done with an earlier job's run: the snapshot was already gated. */
 int jobs_done_as(sqlite3 *db, int64_t job, int64_t earlier_run);
+/*
+ * What the worker of running job @job is doing ("build 812/1290 objects,
+ * ~1 min left"), written by the worker as it goes (at most every few
+ * seconds) and cleared when the job starts again; /api/jobs/ID and the
+ * page show it only while the job runs.
+ */
+int jobs_set_progress(sqlite3 *db, int64_t job, const char *progress);
+/* @queue's running job's progress into *ret_progress (caller frees; NULL: none). 0, or -EIO. */
+int jobs_running_progress(sqlite3 *db, const char *queue, char **ret_progress);
 /* Why the job has no verdict, for /api/jobs and the page. */
 int jobs_set_error(sqlite3 *db, int64_t job, const char *error);
 /* The reply on the review thread a verdict sends (record/outbox.h). */
@@ -122,7 +131,10 @@ int jobs_pending_state(sqlite3 *db, const char *queue, char ret_state[JOBS_STATE
 /* What a failed call's @r means, for a log line: SQLite's message for -EIO. */
 const char *jobs_strerror(sqlite3 *db, int r);
 
-/* The job as /api/jobs/ID shows it (a new reference), or NULL when there is none. */
+/*
+ * The job as /api/jobs/ID shows it (a new reference), or NULL when there
+ * is none; "progress" is null unless the job is running.
+ */
 json_t *jobs_get_json(sqlite3 *db, int64_t job);
 
 #endif

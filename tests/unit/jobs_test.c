@@ -300,6 +300,39 @@ static void test_requeue(void **state)
 	assert_field(f->db, job, "attempts", "2");
 }
 
+/*
+ * The worker's progress shows while the job runs, in its JSON and for the
+ * page; a job no longer running shows none, and a new attempt starts
+ * without the last one's.
+ */
+static void test_progress(void **state)
+{
+	struct testdb *f = *state;
+	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	char *progress = (char *)"unset";
+
+	assert_field(f->db, job, "progress", "(null)");
+	assert_int_equal(jobs_start(f->db, job), 0);
+	assert_int_equal(jobs_running_progress(f->db, "6.1", &progress), 0);
+	assert_null(progress);
+	assert_int_equal(jobs_set_progress(f->db, job, "build 812/1290 objects, ~1 min left"), 0);
+	assert_field(f->db, job, "progress", "build 812/1290 objects, ~1 min left");
+	assert_int_equal(jobs_running_progress(f->db, "6.1", &progress), 0);
+	assert_string_equal(progress, "build 812/1290 objects, ~1 min left");
+	free(progress);
+	assert_int_equal(jobs_running_progress(f->db, "5.15", &progress), 0);
+	assert_null(progress);
+	assert_int_equal(jobs_set_progress(f->db, job + 1, "build 1 objects"), -ENOENT);
+
+	assert_int_equal(jobs_worker_failed(f->db, job), 0);
+	assert_field(f->db, job, "state", "queued");
+	assert_field(f->db, job, "progress", "(null)");
+	assert_int_equal(jobs_running_progress(f->db, "6.1", &progress), 0);
+	assert_null(progress);
+	assert_int_equal(jobs_start(f->db, job), 0);
+	assert_field(f->db, job, "progress", "(null)");
+}
+
 /* The daemon stops under a running job: it is queued again and runs first after the restart. */
 static void test_interrupted(void **state)
 {
@@ -485,6 +518,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retries, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_retry_waits_behind, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_requeue, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_progress, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_recover, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_done, testdb_setup, testdb_teardown),

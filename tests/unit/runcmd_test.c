@@ -156,6 +156,40 @@ static void test_parent_killed_kills_the_group(void **state)
 }
 
 /* A child that ignores SIGTERM gets SIGKILL 5 s later. */
+struct ticks {
+	int n;
+};
+
+static void count_tick(void *arg)
+{
+	((struct ticks *)arg)->n++;
+}
+
+/* child_run_ticking(): ticks while the child runs and once after, the same results and deadline. */
+static void test_ticking(void **state)
+{
+	const char *ok_argv[] = { "sh", "-c", "sleep 0.5; exit 3", NULL };
+	const char *slow_argv[] = { "sleep", "100", NULL };
+	struct child ok = { .argv = ok_argv, .timeout_sec = 30 };
+	struct child slow = { .argv = slow_argv, .timeout_sec = 1 };
+	struct ticks t = { 0 };
+	struct child_result r;
+
+	(void)state;
+	assert_int_equal(child_run_ticking(&ok, 50, count_tick, &t, &r), 0);
+	assert_int_equal(r.exit_code, 3);
+	assert_false(r.timed_out);
+	/* half a second in 50 ms ticks: several, the last after it ended */
+	if (t.n < 2)
+		fail_msg("expected ticks while the child ran and after, got %d", t.n);
+	t.n = 0;
+	assert_int_equal(child_run_ticking(&slow, 100, count_tick, &t, &r), 0);
+	assert_true(r.timed_out);
+	assert_described(&slow, &r, "sleep timed out after 1 s");
+	assert_true(t.n >= 2);
+	assert_no_children();
+}
+
 static void test_sigkill_after_the_grace(void **state)
 {
 	const char *argv[] = { "sh", "-c", "trap '' TERM; while :; do sleep 0.1; done", NULL };
@@ -348,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_killed_by_signal),
 		cmocka_unit_test(test_timeout_kills_the_group),
 		cmocka_unit_test(test_parent_killed_kills_the_group),
+		cmocka_unit_test(test_ticking),
 		cmocka_unit_test(test_sigkill_after_the_grace),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_two_at_once_slow_first),
