@@ -179,6 +179,19 @@ bad:
 #define BRANCH_ORDER(branch) \
 	"CAST(" branch " AS INTEGER), CAST(substr(" branch ", instr(" branch ", '.') + 1) AS INTEGER), " branch
 
+/*
+ * The latest finished run of each queue on each branch, as the FROM and
+ * the rest of a SELECT over its columns queue, branch, id, base, verdict,
+ * started_at and finished_at (the table is called latest), by queue and
+ * then branch in release order.
+ */
+#define LATEST_PER_QUEUE_AND_BRANCH \
+	" FROM (SELECT s.queue, r.id, r.base, r.verdict, r.started_at, r.finished_at, " \
+	BRANCH_OF("r.base") " AS branch, row_number() OVER (PARTITION BY s.queue, " BRANCH_OF("r.base") \
+	" ORDER BY r.started_at DESC, r.id DESC) AS nth" \
+	" FROM run r JOIN snapshot s ON s.id = r.snapshot_id WHERE r.verdict IN ('pass', 'drop')) latest" \
+	" WHERE nth = 1 ORDER BY queue, " BRANCH_ORDER("branch")
+
 #define RUNS_FROM_WHERE \
 	" FROM run r JOIN snapshot s ON s.id = r.snapshot_id" \
 	" WHERE (?1 IS NULL OR s.queue = ?1) AND (?2 IS NULL OR r.verdict = ?2)" \
@@ -716,12 +729,8 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
 	json_t *out = NULL, *queues;
 	int r, rc;
 
-	r = prepare(db, "SELECT queue, id, started_at, verdict, branch, base FROM ("
-		    " SELECT s.queue, r.id, r.started_at, r.verdict, r.base, " BRANCH_OF("r.base") " AS branch,"
-		    " row_number() OVER (PARTITION BY s.queue, " BRANCH_OF("r.base")
-		    " ORDER BY r.started_at DESC, r.id DESC) AS nth"
-		    " FROM run r JOIN snapshot s ON s.id = r.snapshot_id WHERE r.verdict IN ('pass', 'drop'))"
-		    " WHERE nth = 1 ORDER BY queue, " BRANCH_ORDER("branch"), &latest, "reading runs", err, "");
+	r = prepare(db, "SELECT queue, id, started_at, verdict, branch, base" LATEST_PER_QUEUE_AND_BRANCH,
+		    &latest, "reading runs", err, "");
 	if (r < 0)
 		goto out;
 	r = prepare(db, "SELECT p.name, p.upstream, v.regressions, v.reason FROM verdict v"
@@ -773,12 +782,8 @@ json_t *history_branches(sqlite3 *db, struct strbuf *err)
 	int r, rc;
 
 	r = prepare(db, "SELECT queue, branch, id, base, verdict, started_at, finished_at,"
-		    " (SELECT count(*) FROM verdict v WHERE v.run_id = latest.id AND v.status = 'drop') FROM ("
-		    " SELECT s.queue, r.id, r.base, r.verdict, r.started_at, r.finished_at, "
-		    BRANCH_OF("r.base") " AS branch, row_number() OVER (PARTITION BY s.queue, "
-		    BRANCH_OF("r.base") " ORDER BY r.started_at DESC, r.id DESC) AS nth"
-		    " FROM run r JOIN snapshot s ON s.id = r.snapshot_id WHERE r.verdict IN ('pass', 'drop')) latest"
-		    " WHERE nth = 1 ORDER BY queue, " BRANCH_ORDER("branch"), &st, "reading runs", err, "");
+		    " (SELECT count(*) FROM verdict v WHERE v.run_id = latest.id AND v.status = 'drop')"
+		    LATEST_PER_QUEUE_AND_BRANCH, &st, "reading runs", err, "");
 	if (r < 0)
 		goto out;
 	out = new_object();
