@@ -3,7 +3,8 @@
 # chromium, headless, reads GET / from a daemon on loopback whose database
 # holds a real verdict on the 2019 sample queue. The DOM must show the DROP,
 # the dropped patch and the case it regressed as links into the history
-# API; a screenshot must be the size asked for and not blank.
+# API, and a row per branch (6.1, and 6.12 from a run put into the record
+# by hand); a screenshot must be the size asked for and not blank.
 #
 # The verdict comes from `backport-gate run` into the test's own record;
 # the kernel cache is the machine's, where the trees of that queue are
@@ -44,6 +45,20 @@ sqlite3 "$tmp/gate.db" "INSERT INTO job (queue, trigger, state, run_id, started_
 	VALUES ('stable-6.1', 'webhook', 'done', $run, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),
 		strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))" 2>"$tmp/insert.err" || status=$?
 expect_eq "a finished job for run $run" 0 "$status"
+# A second branch without building 6.12: the same snapshot judged on
+# 6.12.118 a second later, every patch kept. The page's table "By queue
+# and branch" then has a row for each branch of the queue.
+status=0
+run612=$(sqlite3 "$tmp/gate.db" "INSERT INTO run (snapshot_id, base, suite, verdict, started_at, finished_at, seconds)
+	SELECT snapshot_id, '6.12.118', suite, 'pass', strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+1 second'),
+		strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+2 seconds'), 1 FROM run WHERE id = $run;
+	INSERT INTO verdict (run_id, patch_id, status)
+		SELECT (SELECT max(id) FROM run), patch_id, 'ok' FROM verdict WHERE run_id = $run;
+	SELECT max(id) FROM run" 2>"$tmp/insert.err") || status=$?
+insert_err=$(cat "$tmp/insert.err")
+expect_eq "a run on 6.12.118 inserted into the record${insert_err:+: $insert_err}" 0 "$status"
+queue_name=$(sqlite3 "$tmp/gate.db" "SELECT s.queue FROM run r JOIN snapshot s ON s.id = r.snapshot_id
+	WHERE r.id = $run" 2>/dev/null)
 
 # 2. The daemon on a free loopback port.
 # start_page_daemon: a configuration on a free port, then the daemon;
@@ -101,8 +116,16 @@ expect_contains "DOM: its row is a drop for a regression" \
 expect_contains "DOM: the regressed case test.pl links to /api/cases/test.pl" \
 	"<a href=\"/api/cases/test.pl\">test.pl</a>" "$row"
 expect_eq "DOM: one patch row is a drop" 1 "$(grep -c '<tr class="drop">' "$tmp/dom.html")"
-expect_eq "the patch link leads to its drop verdict" "drop regression" \
-	"$(curl -s "$base/api/patches/$culprit" | jq -r '.verdicts[0] | "\(.status) \(.reason)"' 2>/dev/null)"
+expect_contains "DOM: the table by queue and branch" "<h2>By queue and branch</h2>" "$dom"
+expect_eq "DOM: a row per branch of $queue_name" 2 "$(grep -c '<tr class="branch">' "$tmp/dom.html")"
+expect_contains "DOM: the 6.1 row: run $run, its drop, base 6.1.192, one drop" \
+	"<tr class=\"branch\"><td>$queue_name</td><td>6.1</td><td><a href=\"/api/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$dom"
+expect_contains "DOM: the 6.12 row: run $run612, pass, base 6.12.118, no drop" \
+	"<tr class=\"branch\"><td>$queue_name</td><td>6.12</td><td><a href=\"/api/runs/$run612\">$run612</a></td><td>pass</td><td>6.12.118</td><td>0</td></tr>" "$dom"
+expect_eq "the patch link leads to its verdict on each branch" \
+	"6.1 drop regression run $run; 6.12 ok null run $run612" \
+	"$(curl -s "$base/api/patches/$culprit" |
+		jq -r '[.branches[] | "\(.branch) \(.status) \(.reason) run \(.run)"] | join("; ")' 2>/dev/null)"
 
 png_size() { # FILE: "WIDTH HEIGHT" from the IHDR chunk
 	python3 - "$1" <<'PY' 2>/dev/null

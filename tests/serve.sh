@@ -161,21 +161,26 @@ run=$(curl -s "$base/api/jobs/$job" | jq -r .run)
 
 expect_eq "GET /api/runs/{id}: the report, 2019 change dropped" "drop $culprit" \
 	"$(curl -s "$base/api/runs/$run" | jq -r '"\(.verdict) \(.drop | join(" "))"')"
-expect_eq "GET /api/runs?verdict=drop: lists it" "$run" \
-	"$(curl -s "$base/api/runs?verdict=drop" | jq -r '.runs[0].run')"
+expect_eq "GET /api/runs?verdict=drop: lists it, on branch 6.1" "$run 6.1" \
+	"$(curl -s "$base/api/runs?verdict=drop" | jq -r '.runs[0] | "\(.run) \(.branch)"')"
 expect_eq "GET /api/runs?verdict=pass: not there" 0 \
 	"$(curl -s "$base/api/runs?verdict=pass" | jq -r '.runs | length')"
-expect_eq "GET /api/patches/{sha}: its verdict" "drop regression" \
-	"$(curl -s "$base/api/patches/8099b047ecc4" | jq -r '.verdicts[0] | "\(.status) \(.reason)"')"
+expect_eq "GET /api/patches/{sha}: its verdict, its base and branch" "drop regression 6.1.192 6.1" \
+	"$(curl -s "$base/api/patches/8099b047ecc4" | jq -r '.verdicts[0] | "\(.status) \(.reason) \(.base) \(.branch)"')"
+expect_eq "GET /api/patches/{sha}: judged on one branch, 6.1" "6.1 drop regression run $run" \
+	"$(curl -s "$base/api/patches/8099b047ecc4" |
+		jq -r '[.branches[] | "\(.branch) \(.status) \(.reason) run \(.run)"] | join("; ")')"
 expect_eq "GET /api/patches/{file name}: the same" "drop" \
 	"$(curl -s "$base/api/patches/$culprit" | jq -r '.verdicts[0].status')"
 expect_eq "GET /api/cases/test.pl: regressed, by which patch" "regressed $culprit" \
 	"$(curl -s "$base/api/cases/test.pl" | jq -r '.runs[0] | "\(.outcome) \(.patches | join(" "))"')"
-expect_eq "GET /api/regressions: open for the queue" "$culprit" \
-	"$(curl -s "$base/api/regressions" | jq -r '[.queues[].open[].patch] | join(" ")')"
+expect_eq "GET /api/regressions: open for the queue on 6.1" "6.1 $culprit" \
+	"$(curl -s "$base/api/regressions" | jq -r '[.queues[] | .branch as $b | .open[] | "\($b) \(.patch)"] | join(" ")')"
 expect_eq "GET /api/nothing: 404" 404 "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/nothing")"
 page=$(curl -s "$base/")
 expect_contains "GET /: the queue's verdict" "<strong>DROP</strong>, 1 of 6 patches to drop" "$page"
+expect_contains "GET /: the queue's row on branch 6.1" \
+	"<td>6.1</td><td><a href=\"/api/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$page"
 expect_contains "GET /: the dropped patch links into the history" \
 	"<a href=\"/api/patches/$culprit\">$culprit</a>" "$page"
 

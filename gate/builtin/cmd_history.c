@@ -22,10 +22,12 @@ enum question { ASK_NOTHING, ASK_RUNS, ASK_PATCH, ASK_CASE, ASK_OPEN };
 static const char usage_text[] =
 	"usage: backport-gate history [--db FILE] [--json] QUESTION\n"
 	"\n"
-	"  --patch KEY    every verdict a patch got: KEY is an upstream sha\n"
-	"                 (12 to 40 hex digits, a prefix) or a patch file name\n"
+	"  --patch KEY    every verdict a patch got, and its latest on each\n"
+	"                 branch: KEY is an upstream sha (12 to 40 hex digits,\n"
+	"                 a prefix) or a patch file name\n"
 	"  --case NAME    one suite case across the finished runs\n"
-	"  --open         what each queue's latest finished run left open\n"
+	"  --open         what each queue's latest finished run on each branch\n"
+	"                 left open\n"
 	"  --runs         the runs, newest first; with\n"
 	"                 [--verdict pass|drop|error|running] [--since DATE]\n"
 	"                 [--branch 6.1|6.12|...]\n"
@@ -213,6 +215,27 @@ static void print_runs(const json_t *answer, const char *queue)
 		       offset + (long long)json_array_size(runs), total);
 }
 
+/*
+ * "judged on 6.1: drop (regression) in run 12; on 6.12: ok in run 14":
+ * the newest verdict on each branch, from the answer's "branches".
+ */
+static void print_branches(const json_t *branches)
+{
+	size_t i;
+	json_t *b;
+
+	json_array_foreach(branches, i, b) {
+		const char *reason = get_string(b, "reason");
+
+		printf("%s %s: %s", i ? "; on" : "judged on", get_string(b, "branch"), get_string(b, "status"));
+		if (reason)
+			printf(" (%s)", reason);
+		printf(" in run %lld", get_int(b, "run"));
+	}
+	if (i)
+		putchar('\n');
+}
+
 static void print_patch(const json_t *answer)
 {
 	const json_t *verdicts = json_object_get(answer, "verdicts");
@@ -229,9 +252,10 @@ static void print_patch(const json_t *answer)
 	}
 	v = json_array_get(verdicts, 0);
 	printf("%s: %s\n", key, get_string(v, "subject") ? get_string(v, "subject") : "(no subject)");
-	table_init(&t, 7);
-	for (const char *const *h = (const char *const[]){ "RUN", "DATE", "QUEUE", "PATCH", "STATUS",
-			"REASON", "CASES", NULL }; *h; h++)
+	print_branches(json_object_get(answer, "branches"));
+	table_init(&t, 9);
+	for (const char *const *h = (const char *const[]){ "RUN", "DATE", "QUEUE", "BRANCH", "BASE", "PATCH",
+			"STATUS", "REASON", "CASES", NULL }; *h; h++)
 		table_add(&t, *h);
 	json_array_foreach(verdicts, i, v) {
 		struct strbuf cell = STRBUF_INIT;
@@ -241,6 +265,8 @@ static void print_patch(const json_t *answer)
 		table_add(&t, cell.buf);
 		table_add(&t, people_time(get_string(v, "started_at"), when, sizeof(when)));
 		table_add(&t, get_string(v, "queue"));
+		table_add(&t, get_string(v, "branch"));
+		table_add(&t, get_string(v, "base"));
 		table_add(&t, get_string(v, "name"));
 		table_add(&t, get_string(v, "status"));
 		table_add(&t, get_string(v, "reason"));
@@ -308,13 +334,13 @@ static void print_open(const json_t *answer)
 	json_t *queue, *patch;
 
 	if (json_array_size(queues) == 0) {
-		printf("nothing open: no queue's latest finished run dropped a patch for a regression, "
-		       "a build or a boot failure\n");
+		printf("nothing open: no queue's latest finished run on any branch dropped a patch for a "
+		       "regression, a build or a boot failure\n");
 		return;
 	}
-	table_init(&t, 7);
-	for (const char *const *h = (const char *const[]){ "QUEUE", "RUN", "DATE", "PATCH", "UPSTREAM",
-			"REASON", "CASES", NULL }; *h; h++)
+	table_init(&t, 8);
+	for (const char *const *h = (const char *const[]){ "QUEUE", "BRANCH", "RUN", "DATE", "PATCH",
+			"UPSTREAM", "REASON", "CASES", NULL }; *h; h++)
 		table_add(&t, *h);
 	json_array_foreach(queues, i, queue) {
 		json_array_foreach(json_object_get(queue, "open"), j, patch) {
@@ -323,6 +349,7 @@ static void print_open(const json_t *answer)
 			char when[32];
 
 			table_add(&t, get_string(queue, "queue"));
+			table_add(&t, get_string(queue, "branch"));
 			strbuf_addf(&cell, "%lld", get_int(queue, "run"));
 			table_add(&t, cell.buf);
 			table_add(&t, people_time(get_string(queue, "started_at"), when, sizeof(when)));

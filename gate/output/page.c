@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output/page.h"
+#include "record/history.h"
 #include "record/jobs.h"
 
 static void esc(struct strbuf *out, const char *s)
@@ -130,6 +131,47 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 	json_decref(report);
 }
 
+/* Every queue in the record on every branch: its latest finished run there. */
+static void render_branches(sqlite3 *db, struct strbuf *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer = history_branches(db, &err), *b;
+	size_t i;
+
+	strbuf_adds(out, "<section class=\"branches\"><h2>By queue and branch</h2>\n");
+	if (!answer) {
+		strbuf_adds(out, "<p class=\"state\">The record cannot be read: ");
+		esc(out, err.buf);
+		strbuf_adds(out, "</p></section>\n");
+		strbuf_release(&err);
+		return;
+	}
+	if (!json_array_size(json_object_get(answer, "branches")))
+		strbuf_adds(out, "<p class=\"state\">No finished run yet.</p>\n");
+	else
+		strbuf_adds(out, "<table><tr><th>queue</th><th>branch</th><th>latest run</th><th>verdict</th>"
+			    "<th>base</th><th>drops</th></tr>\n");
+	json_array_foreach(json_object_get(answer, "branches"), i, b) {
+		long long run = json_integer_value(json_object_get(b, "run"));
+
+		strbuf_adds(out, "<tr class=\"branch\"><td>");
+		esc(out, json_string_value(json_object_get(b, "queue")));
+		strbuf_adds(out, "</td><td>");
+		esc(out, json_string_value(json_object_get(b, "branch")));
+		strbuf_addf(out, "</td><td><a href=\"/api/runs/%lld\">%lld</a></td><td>", run, run);
+		esc(out, json_string_value(json_object_get(b, "verdict")));
+		strbuf_adds(out, "</td><td>");
+		esc(out, json_string_value(json_object_get(b, "base")));
+		strbuf_addf(out, "</td><td>%lld</td></tr>\n",
+			    (long long)json_integer_value(json_object_get(b, "drops")));
+	}
+	if (json_array_size(json_object_get(answer, "branches")))
+		strbuf_adds(out, "</table>\n");
+	strbuf_adds(out, "</section>\n");
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
 void page_render(sqlite3 *db, const struct gate_config *cfg, struct strbuf *out)
 {
 	strbuf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -143,6 +185,7 @@ void page_render(sqlite3 *db, const struct gate_config *cfg, struct strbuf *out)
 		    "</style></head><body>\n<h1>backport-gate</h1>\n"
 		    "<p>Latest verdict of each stable queue. History: <a href=\"/api/runs\">runs</a>, "
 		    "<a href=\"/api/regressions\">open regressions</a>.</p>\n");
+	render_branches(db, out);
 	for (size_t i = 0; i < cfg->n_queues; i++)
 		render_queue(db, &cfg->queues[i], out);
 	if (!cfg->n_queues)

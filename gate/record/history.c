@@ -165,6 +165,33 @@ bad:
 	return -EINVAL;
 }
 
+/*
+ * The stable branch of a base release, as SQL over column @col: its
+ * MAJOR.MINOR (6.1.192 -> 6.1, 6.12.118 -> 6.12); a base without a
+ * second dot (6.12) is its own branch.
+ */
+#define BRANCH_OF(col) \
+	"(CASE WHEN instr(substr(" col ", instr(" col ", '.') + 1), '.') > 0" \
+	" THEN substr(" col ", 1, instr(" col ", '.') + instr(substr(" col ", instr(" col ", '.') + 1), '.') - 1)" \
+	" ELSE " col " END)"
+
+/* Branches in release order, as SQL terms for an ORDER BY: 6.1 < 6.6 < 6.12. */
+#define BRANCH_ORDER(branch) \
+	"CAST(" branch " AS INTEGER), CAST(substr(" branch ", instr(" branch ", '.') + 1) AS INTEGER), " branch
+
+/*
+ * The latest finished run of each queue on each branch, as the FROM and
+ * the rest of a SELECT over its columns queue, branch, id, base, verdict,
+ * started_at and finished_at (the table is called latest), by queue and
+ * then branch in release order.
+ */
+#define LATEST_PER_QUEUE_AND_BRANCH \
+	" FROM (SELECT s.queue, r.id, r.base, r.verdict, r.started_at, r.finished_at, " \
+	BRANCH_OF("r.base") " AS branch, row_number() OVER (PARTITION BY s.queue, " BRANCH_OF("r.base") \
+	" ORDER BY r.started_at DESC, r.id DESC) AS nth" \
+	" FROM run r JOIN snapshot s ON s.id = r.snapshot_id WHERE r.verdict IN ('pass', 'drop')) latest" \
+	" WHERE nth = 1 ORDER BY queue, " BRANCH_ORDER("branch")
+
 #define RUNS_FROM_WHERE \
 	" FROM run r JOIN snapshot s ON s.id = r.snapshot_id" \
 	" WHERE (?1 IS NULL OR s.queue = ?1) AND (?2 IS NULL OR r.verdict = ?2)" \
@@ -277,8 +304,8 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 	total = sqlite3_column_int64(count, 0);
 
 	r = prepare(db, "SELECT r.id, s.queue, s.source, s.ref, s.commit_id, r.base, r.verdict, r.started_at,"
-		    " r.finished_at, r.seconds, r.builds, r.boots, r.error, r.kept_tree, r.kept_commit"
-		    RUNS_FROM_WHERE
+		    " r.finished_at, r.seconds, r.builds, r.boots, r.error, r.kept_tree, r.kept_commit, "
+		    BRANCH_OF("r.base") RUNS_FROM_WHERE
 		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?5 OFFSET ?6", &list, "reading runs", err,
 		    RUNS_FILTER_FMT "ii", f->queue, f->verdict, f->since ? since : NULL, f->branch,
 		    (sqlite3_int64)limit, (sqlite3_int64)f->offset);
@@ -304,6 +331,7 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 		obj_set(run, "ref", text_json(list, 3));
 		obj_set(run, "commit", text_json(list, 4));
 		obj_set(run, "base", text_json(list, 5));
+		obj_set(run, "branch", text_json(list, 15));
 		obj_set(run, "verdict", text_json(list, 6));
 		obj_set(run, "started_at", text_json(list, 7));
 		obj_set(run, "finished_at", text_json(list, 8));
@@ -388,10 +416,76 @@ static bool is_sha_prefix(const char *key)
 
 #define PATCH_VERDICTS_SELECT \
 	"SELECT r.id, s.queue, r.started_at, p.name, p.upstream, p.subject, v.status, v.reason," \
-	" v.regressions, v.changes, v.evidence, p.author, p.date, p.message_id" \
+	" v.regressions, v.changes, v.evidence, p.author, p.date, p.message_id, r.base, " \
+	BRANCH_OF("r.base") ", r.finished_at" \
 	" FROM verdict v JOIN patch p ON p.id = v.patch_id JOIN run r ON r.id = v.run_id" \
 	" JOIN snapshot s ON s.id = r.snapshot_id"
 #define PATCH_VERDICTS_ORDER " ORDER BY r.started_at DESC, r.id DESC, p.position"
+
+/* MAJOR.MINOR of @branch as numbers; anything else sorts after every branch. */
+static void branch_numbers(const char *branch, unsigned long *ret_major, unsigned long *ret_minor)
+{
+	char *end;
+
+	*ret_major = strtoul(branch, &end, 10);
+	*ret_minor = *end == '.' ? strtoul(end + 1, NULL, 10) : 0;
+	if (end == branch) {
+		*ret_major = (unsigned long)-1;
+		*ret_minor = (unsigned long)-1;
+	}
+}
+
+static int compare_branches(const void *a, const void *b)
+{
+	const char *x = json_string_value(json_object_get(*(json_t *const *)a, "branch"));
+	const char *y = json_string_value(json_object_get(*(json_t *const *)b, "branch"));
+	unsigned long x_major, x_minor, y_major, y_minor;
+
+	branch_numbers(x ? x : "", &x_major, &x_minor);
+	branch_numbers(y ? y : "", &y_major, &y_minor);
+	if (x_major != y_major)
+		return x_major < y_major ? -1 : 1;
+	if (x_minor != y_minor)
+		return x_minor < y_minor ? -1 : 1;
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+/*
+ * history_patch()'s "branches": the first (newest) verdict of @verdicts
+ * on each branch, in release order.
+ */
+static json_t *latest_per_branch(const json_t *verdicts)
+{
+	size_t n = json_array_size(verdicts), n_latest = 0, i;
+	json_t **latest = xcalloc(n ? n : 1, sizeof(*latest)), *seen = new_object(), *out = new_array();
+	json_t *v;
+
+	json_array_foreach(verdicts, i, v) {
+		const char *branch = json_string_value(json_object_get(v, "branch"));
+		json_t *entry;
+
+		if (!branch || json_object_get(seen, branch))
+			continue;
+		obj_set(seen, branch, json_true());
+		entry = new_object();
+		obj_set(entry, "branch", json_copy(json_object_get(v, "branch")));
+		obj_set(entry, "base", json_copy(json_object_get(v, "base")));
+		obj_set(entry, "run", json_copy(json_object_get(v, "run")));
+		obj_set(entry, "queue", json_copy(json_object_get(v, "queue")));
+		obj_set(entry, "name", json_copy(json_object_get(v, "name")));
+		obj_set(entry, "status", json_copy(json_object_get(v, "status")));
+		obj_set(entry, "reason", json_copy(json_object_get(v, "reason")));
+		obj_set(entry, "started_at", json_copy(json_object_get(v, "started_at")));
+		obj_set(entry, "finished_at", json_copy(json_object_get(v, "finished_at")));
+		latest[n_latest++] = entry;
+	}
+	qsort(latest, n_latest, sizeof(*latest), compare_branches);
+	for (i = 0; i < n_latest; i++)
+		arr_add(out, latest[i]);
+	free(latest);
+	json_decref(seen);
+	return out;
+}
 
 json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err)
 {
@@ -451,9 +545,14 @@ json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err)
 		obj_set(v, "author", text_json(st, 11));
 		obj_set(v, "date", text_json(st, 12));
 		obj_set(v, "message_id", text_json(st, 13));
+		obj_set(v, "base", text_json(st, 14));
+		obj_set(v, "branch", text_json(st, 15));
+		obj_set(v, "finished_at", text_json(st, 16));
 	}
 	if (rc != SQLITE_DONE)
 		r = db_error(db, "reading verdicts", err);
+	else
+		obj_set(out, "branches", latest_per_branch(verdicts));
 out:
 	sqlite3_finalize(st);
 	json_decref(key_json);
@@ -630,11 +729,8 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
 	json_t *out = NULL, *queues;
 	int r, rc;
 
-	r = prepare(db, "SELECT queue, id, started_at, verdict FROM ("
-		    " SELECT s.queue, r.id, r.started_at, r.verdict, row_number() OVER"
-		    " (PARTITION BY s.queue ORDER BY r.started_at DESC, r.id DESC) AS nth"
-		    " FROM run r JOIN snapshot s ON s.id = r.snapshot_id WHERE r.verdict IN ('pass', 'drop'))"
-		    " WHERE nth = 1 ORDER BY queue", &latest, "reading runs", err, "");
+	r = prepare(db, "SELECT queue, id, started_at, verdict, branch, base" LATEST_PER_QUEUE_AND_BRANCH,
+		    &latest, "reading runs", err, "");
 	if (r < 0)
 		goto out;
 	r = prepare(db, "SELECT p.name, p.upstream, v.regressions, v.reason FROM verdict v"
@@ -652,6 +748,8 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
 		json_t *queue = new_object(), *open = new_array();
 
 		obj_set(queue, "queue", text_json(latest, 0));
+		obj_set(queue, "branch", text_json(latest, 4));
+		obj_set(queue, "base", text_json(latest, 5));
 		obj_set(queue, "run", json_integer(run));
 		obj_set(queue, "started_at", text_json(latest, 2));
 		obj_set(queue, "verdict", text_json(latest, 3));
@@ -669,6 +767,45 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err)
 out:
 	sqlite3_finalize(latest);
 	sqlite3_finalize(open_st);
+	if (r < 0) {
+		json_decref(out);
+		errno = -r;
+		return NULL;
+	}
+	return out;
+}
+
+json_t *history_branches(sqlite3 *db, struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *out = NULL, *branches;
+	int r, rc;
+
+	r = prepare(db, "SELECT queue, branch, id, base, verdict, started_at, finished_at,"
+		    " (SELECT count(*) FROM verdict v WHERE v.run_id = latest.id AND v.status = 'drop')"
+		    LATEST_PER_QUEUE_AND_BRANCH, &st, "reading runs", err, "");
+	if (r < 0)
+		goto out;
+	out = new_object();
+	branches = new_array();
+	obj_set(out, "branches", branches);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *entry = new_object();
+
+		arr_add(branches, entry);
+		obj_set(entry, "queue", text_json(st, 0));
+		obj_set(entry, "branch", text_json(st, 1));
+		obj_set(entry, "run", int_json(st, 2));
+		obj_set(entry, "base", text_json(st, 3));
+		obj_set(entry, "verdict", text_json(st, 4));
+		obj_set(entry, "started_at", text_json(st, 5));
+		obj_set(entry, "finished_at", text_json(st, 6));
+		obj_set(entry, "drops", int_json(st, 7));
+	}
+	if (rc != SQLITE_DONE)
+		r = db_error(db, "reading runs", err);
+out:
+	sqlite3_finalize(st);
 	if (r < 0) {
 		json_decref(out);
 		errno = -r;

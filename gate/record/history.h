@@ -24,6 +24,10 @@
  * "Newest first" means by run.started_at, then by run id. A run is
  * finished when its verdict is pass or drop: error runs judged nothing,
  * running ones have not judged yet.
+ *
+ * A run's "branch" is the stable branch of its base release, MAJOR.MINOR
+ * (base 6.1.192: branch 6.1; 6.12.118: 6.12). Lists of branches are in
+ * release order: 6.1, 6.6, 6.12.
  */
 #ifndef GATE_HISTORY_H
 #define GATE_HISTORY_H
@@ -66,7 +70,7 @@ int history_parse_offset(const char *name, const char *value, int64_t *ret, stru
  * Runs matching @f (NULL: no filter), newest first:
  *
  *   {"runs": [{"run", "queue", "source", "ref", "commit", "base",
- *              "verdict", "started_at", "finished_at", "seconds",
+ *              "branch", "verdict", "started_at", "finished_at", "seconds",
  *              "builds", "boots", "error", "drop": [patch names]}...],
  *    "total": N, "limit": L, "offset": O}
  *
@@ -90,9 +94,18 @@ json_t *history_run_report(sqlite3 *db, int64_t run, struct strbuf *err);
  * (within a run, in series order):
  *
  *   {"key": @key, "match": "upstream" | "name",
- *    "verdicts": [{"run", "queue", "started_at", "name", "upstream",
- *                  "subject", "status", "reason", "regressions": [...],
- *                  "changes": [...], "evidence"}...]}
+ *    "verdicts": [{"run", "queue", "started_at", "finished_at", "base",
+ *                  "branch", "name", "upstream", "subject", "status",
+ *                  "reason", "regressions": [...], "changes": [...],
+ *                  "evidence", "author", "date", "message_id"}...],
+ *    "branches": [{"branch", "base", "run", "queue", "name", "status",
+ *                  "reason", "started_at", "finished_at"}...]}
+ *
+ * status is the verdict's: ok, drop or not-exercised; reason is null but
+ * for a drop (apply, build, boot, regression, dependency). "branches"
+ * says which branches the patch was judged on and how: one entry per
+ * branch, in release order, each the patch's newest verdict on that
+ * branch (the first of "verdicts" there), whichever queue gave it.
  *
  * A @key of 12 to 40 hex digits is an upstream sha: it matches every
  * patch whose upstream starts with it, ignoring case ("match":
@@ -120,18 +133,33 @@ json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err);
 json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err);
 
 /*
- * Per queue (by name), what its latest finished run left open:
+ * Per queue and branch (by queue name, then branch in release order),
+ * what the latest finished run of that queue on that branch left open:
  *
- *   {"queues": [{"queue", "run", "started_at", "verdict",
+ *   {"queues": [{"queue", "branch", "base", "run", "started_at", "verdict",
  *                "open": [{"patch", "upstream", "cases": [...],
  *                          "reason"}...]}...]}
  *
  * open lists the patches that run dropped for a regression, a build or a
- * boot failure (series order); a later clean run of the queue closes
- * them, so its list is empty. Drops for apply and dependency are not
- * regressions of the kernel and are left out. A queue with no finished
- * run is not listed; with @open_only neither is one with nothing open.
+ * boot failure (series order); a later clean run of the queue on the same
+ * branch closes them, so its list is empty. A run on another branch
+ * closes nothing: a patch open on 6.1 stays open there when 6.12 keeps
+ * it. Drops for apply and dependency are not regressions of the kernel
+ * and are left out. A queue and branch with no finished run is not
+ * listed; with @open_only neither is one with nothing open.
  */
 json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err);
+
+/*
+ * Per queue and branch (ordered as history_regressions()'s), the latest
+ * finished run, for the page's table:
+ *
+ *   {"branches": [{"queue", "branch", "run", "base", "verdict",
+ *                  "started_at", "finished_at", "drops": N}...]}
+ *
+ * verdict is pass or drop; drops counts the patches that run dropped,
+ * for any reason. An empty record gives an empty list.
+ */
+json_t *history_branches(sqlite3 *db, struct strbuf *err);
 
 #endif

@@ -6,7 +6,8 @@
  * queue-6.6 carries the same upstream commit under another file name and
  * drops it for a regression in run 3 (plus a patch that breaks the build),
  * then run 4 fails with an error. Every answer is compared whole where it
- * is small, and by its run ids where it is long.
+ * is small, and by its run ids where it is long. A second record (the
+ * tests of branches) has one queue judged on 6.1, 6.6 and 6.12.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -186,7 +187,7 @@ static void test_runs_newest_first(void **state)
 	expect_int(answer, "offset", 0);
 	expect_json(json_array_get(runs, 4),
 		    "{'run': 1, 'queue': 'queue-6.1', 'source': 'https://git.example/stable-queue.git',"
-		    " 'ref': 'master', 'commit': 'c1c1', 'base': '6.1.192', 'verdict': 'drop',"
+		    " 'ref': 'master', 'commit': 'c1c1', 'base': '6.1.192', 'branch': '6.1', 'verdict': 'drop',"
 		    " 'started_at': '2026-01-01T10:00:00Z', 'finished_at': '2026-01-01T10:05:00Z',"
 		    " 'seconds': 300.5, 'builds': 3, 'boots': 4, 'error': null,"
 		    " 'kept_tree': '1111111111111111111111111111111111111111',"
@@ -196,13 +197,13 @@ static void test_runs_newest_first(void **state)
 		    "['exec-shebang-6.6.patch', 'broken.patch']");
 	expect_json(json_array_get(runs, 1),
 		    "{'run': 4, 'queue': 'queue-6.6', 'source': 'patches/queues/b', 'ref': null, 'commit': null,"
-		    " 'base': '6.6.50', 'verdict': 'error', 'started_at': '2026-01-04T10:00:00Z',"
+		    " 'base': '6.6.50', 'branch': '6.6', 'verdict': 'error', 'started_at': '2026-01-04T10:00:00Z',"
 		    " 'finished_at': '2026-01-04T10:00:01Z', 'seconds': 1.0, 'builds': 0, 'boots': 0,"
 		    " 'error': 'boot: /dev/kvm: permission denied', 'kept_tree': null, 'kept_commit': null,"
 		    " 'drop': []}");
 	expect_json(json_array_get(runs, 0),
 		    "{'run': 5, 'queue': 'queue-6.1', 'source': 'https://git.example/stable-queue.git',"
-		    " 'ref': 'master', 'commit': 'c2c2', 'base': '6.1.192', 'verdict': 'running',"
+		    " 'ref': 'master', 'commit': 'c2c2', 'base': '6.1.192', 'branch': '6.1', 'verdict': 'running',"
 		    " 'started_at': '2026-01-05T10:00:00Z', 'finished_at': null, 'seconds': null,"
 		    " 'builds': 0, 'boots': 0, 'error': null, 'kept_tree': null, 'kept_commit': null,"
 		    " 'drop': []}");
@@ -355,7 +356,8 @@ static void test_run_report(void **state)
 }
 
 static const char verdict_run1_shebang[] =
-	"{'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z', 'name': 'shebang.patch',"
+	"{'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z',"
+	" 'finished_at': '2026-01-01T10:05:00Z', 'base': '6.1.192', 'branch': '6.1', 'name': 'shebang.patch',"
 	" 'upstream': '" SHEBANG_SHA "', 'subject': 'exec: do not truncate', 'status': 'drop',"
 	" 'reason': 'regression', 'regressions': ['test.pl', 'exact-trunc-arg', 'nixos-2019'],"
 	" 'changes': [], 'evidence': 'test.pl: fail', 'author': 'A U Thor <author@example.org>',"
@@ -383,12 +385,21 @@ static void test_patch_by_upstream(void **state)
 		expect_runs_in(verdicts, "3,2,1", context);
 		expect_json(json_array_get(verdicts, 0),
 			    "{'run': 3, 'queue': 'queue-6.6', 'started_at': '2026-01-03T10:00:00Z',"
+			    " 'finished_at': '2026-01-03T10:02:00Z', 'base': '6.6.50', 'branch': '6.6',"
 			    " 'name': 'exec-shebang-6.6.patch', 'upstream': '8099B047ECC431518B9BB6BDBBA3549BBECDC343',"
 			    " 'subject': 'exec: do not truncate', 'status': 'drop', 'reason': 'regression',"
 			    " 'regressions': ['test.pl'], 'changes': [], 'evidence': 'test.pl: fail on 6.6',"
 			    " 'author': null, 'date': null, 'message_id': null}");
 		assert_string_equal(json_string_value(json_object_get(json_array_get(verdicts, 1), "status")), "ok");
 		expect_json(json_array_get(verdicts, 2), verdict_run1_shebang);
+		/* judged on two branches: on 6.1 the newest is run 2's ok, not run 1's drop */
+		expect_json(json_object_get(answer, "branches"),
+			    "[{'branch': '6.1', 'base': '6.1.192', 'run': 2, 'queue': 'queue-6.1',"
+			    "  'name': 'shebang.patch', 'status': 'ok', 'reason': null,"
+			    "  'started_at': '2026-01-02T10:00:00Z', 'finished_at': '2026-01-02T10:01:00Z'},"
+			    " {'branch': '6.6', 'base': '6.6.50', 'run': 3, 'queue': 'queue-6.6',"
+			    "  'name': 'exec-shebang-6.6.patch', 'status': 'drop', 'reason': 'regression',"
+			    "  'started_at': '2026-01-03T10:00:00Z', 'finished_at': '2026-01-03T10:02:00Z'}]");
 		json_decref(answer);
 	}
 	strbuf_release(&err);
@@ -410,21 +421,25 @@ static void test_patch_by_name(void **state)
 	answer = history_patch(f->db, "broken.patch", &err);
 	expect_json(answer,
 		    "{'key': 'broken.patch', 'match': 'name', 'verdicts': [{'run': 3, 'queue': 'queue-6.6',"
-		    " 'started_at': '2026-01-03T10:00:00Z', 'name': 'broken.patch', 'upstream': null,"
+		    " 'started_at': '2026-01-03T10:00:00Z', 'finished_at': '2026-01-03T10:02:00Z',"
+		    " 'base': '6.6.50', 'branch': '6.6', 'name': 'broken.patch', 'upstream': null,"
 		    " 'subject': 'fs: use a missing symbol', 'status': 'drop', 'reason': 'build',"
 		    " 'regressions': [], 'changes': [], 'evidence': 'fs/x.c:1: error ?',"
-		    " 'author': null, 'date': null, 'message_id': null}]}");
+		    " 'author': null, 'date': null, 'message_id': null}],"
+		    " 'branches': [{'branch': '6.6', 'base': '6.6.50', 'run': 3, 'queue': 'queue-6.6',"
+		    "  'name': 'broken.patch', 'status': 'drop', 'reason': 'build',"
+		    "  'started_at': '2026-01-03T10:00:00Z', 'finished_at': '2026-01-03T10:02:00Z'}]}");
 	json_decref(answer);
 
 	/* never seen: an empty list, whichever way the key is read */
 	answer = history_patch(f->db, "8099b04", &err);
-	expect_json(answer, "{'key': '8099b04', 'match': 'name', 'verdicts': []}");
+	expect_json(answer, "{'key': '8099b04', 'match': 'name', 'verdicts': [], 'branches': []}");
 	json_decref(answer);
 	answer = history_patch(f->db, "ffffffffffff", &err);
-	expect_json(answer, "{'key': 'ffffffffffff', 'match': 'upstream', 'verdicts': []}");
+	expect_json(answer, "{'key': 'ffffffffffff', 'match': 'upstream', 'verdicts': [], 'branches': []}");
 	json_decref(answer);
 	answer = history_patch(f->db, "%", &err);
-	expect_json(answer, "{'key': '%', 'match': 'name', 'verdicts': []}");
+	expect_json(answer, "{'key': '%', 'match': 'name', 'verdicts': [], 'branches': []}");
 	json_decref(answer);
 
 	expect_failure(history_patch(f->db, "", &err), EINVAL, &err, "patch: the key is empty");
@@ -499,9 +514,10 @@ static void test_regressions(void **state)
 	answer = history_regressions(f->db, false, &err);
 	expect_json(answer,
 		    "{'queues': ["
-		    " {'queue': 'queue-6.1', 'run': 2, 'started_at': '2026-01-02T10:00:00Z', 'verdict': 'pass',"
-		    "  'open': []},"
-		    " {'queue': 'queue-6.6', 'run': 3, 'started_at': '2026-01-03T10:00:00Z', 'verdict': 'drop',"
+		    " {'queue': 'queue-6.1', 'branch': '6.1', 'base': '6.1.192', 'run': 2,"
+		    "  'started_at': '2026-01-02T10:00:00Z', 'verdict': 'pass', 'open': []},"
+		    " {'queue': 'queue-6.6', 'branch': '6.6', 'base': '6.6.50', 'run': 3,"
+		    "  'started_at': '2026-01-03T10:00:00Z', 'verdict': 'drop',"
 		    "  'open': [{'patch': 'exec-shebang-6.6.patch', 'upstream': '8099B047ECC431518B9BB6BDBBA3549BBECDC343',"
 		    "            'cases': ['test.pl'], 'reason': 'regression'},"
 		    "           {'patch': 'broken.patch', 'upstream': null, 'cases': [], 'reason': 'build'}]}]}");
@@ -513,6 +529,181 @@ static void test_regressions(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(answer, "queues"), 0),
 							      "queue")), "queue-6.6");
 	json_decref(answer);
+	strbuf_release(&err);
+}
+
+/*
+ * One queue judged on several branches: shebang-2019 keeps shebang.patch
+ * on 6.1.190 (run 1), drops it for a regression on 6.1.192 (run 2), keeps
+ * it on 6.12.118 (run 3) and on 6.6.60 (run 4); run 6 on 6.1 ends in an
+ * error. Another queue, queue-6.12, dropped it for a build failure on
+ * 6.12.117 before that (run 5).
+ */
+static const char branches_sql[] =
+	"INSERT INTO snapshot (id, queue, source, content_hash) VALUES"
+	" (1, 'shebang-2019', 'patches/queues/shebang-2019', 'h1'),"
+	" (2, 'queue-6.12', 'https://git.example/stable-queue.git', 'h2');"
+	"INSERT INTO patch (id, snapshot_id, position, name, upstream, subject) VALUES"
+	" (1, 1, 1, 'good.patch', NULL, 'docs: fix a typo'),"
+	" (2, 1, 2, 'shebang.patch', '" SHEBANG_SHA "', 'exec: do not truncate'),"
+	" (3, 2, 1, 'shebang.patch', '" SHEBANG_SHA "', 'exec: do not truncate');"
+	"INSERT INTO run (id, snapshot_id, base, suite, verdict, error, started_at, finished_at) VALUES"
+	" (1, 1, '6.1.190', 's1', 'pass', NULL, '2026-02-01T10:00:00Z', '2026-02-01T10:05:00Z'),"
+	" (2, 1, '6.1.192', 's1', 'drop', NULL, '2026-02-02T10:00:00Z', '2026-02-02T10:05:00Z'),"
+	" (3, 1, '6.12.118', 's1', 'pass', NULL, '2026-02-03T10:00:00Z', '2026-02-03T10:05:00Z'),"
+	" (4, 1, '6.6.60', 's1', 'pass', NULL, '2026-02-04T10:00:00Z', '2026-02-04T10:05:00Z'),"
+	" (5, 2, '6.12.117', 's1', 'drop', NULL, '2026-01-30T10:00:00Z', '2026-01-30T10:05:00Z'),"
+	" (6, 1, '6.1.193', 's1', 'error', 'build: make: killed', '2026-02-05T10:00:00Z',"
+	"  '2026-02-05T10:00:01Z');"
+	"INSERT INTO verdict (run_id, patch_id, status, reason, regressions) VALUES"
+	" (1, 1, 'ok', NULL, '[]'), (1, 2, 'ok', NULL, '[]'),"
+	" (2, 1, 'ok', NULL, '[]'), (2, 2, 'drop', 'regression', '[\"test.pl\"]'),"
+	" (3, 1, 'ok', NULL, '[]'), (3, 2, 'ok', NULL, '[]'),"
+	" (4, 1, 'ok', NULL, '[]'), (4, 2, 'ok', NULL, '[]'),"
+	" (5, 3, 'drop', 'build', '[]');";
+
+static void open_branches_record(struct testdb *t)
+{
+	char *msg = NULL;
+
+	assert_int_equal(testdb_open(t, "history_test_branches"), 0);
+	if (sqlite3_exec(t->db, branches_sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("branches fixture: %s", msg);
+}
+
+/* "RUN:BRANCH" of every element of @array, comma-separated. */
+static void expect_run_branches(const json_t *array, const char *expected)
+{
+	struct strbuf got = STRBUF_INIT;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(array, i, v)
+		strbuf_addf(&got, "%s%lld:%s", i ? "," : "", (long long)json_integer_value(json_object_get(v, "run")),
+			    json_string_value(json_object_get(v, "branch")) ?: "(none)");
+	if (strcmp(got.buf, expected))
+		fail_msg("expected run:branch \"%s\", got \"%s\"", expected, got.buf);
+	strbuf_release(&got);
+}
+
+/* Dropped on 6.1, kept on 6.6 and 6.12: each branch has its own newest verdict. */
+static void test_patch_per_branch(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct testdb t;
+	json_t *answer;
+
+	(void)state;
+	open_branches_record(&t);
+	answer = history_patch(t.db, SHEBANG_SHA, &err);
+	if (!answer)
+		fail_msg("history_patch: %s", err.buf);
+	/* error run 6 judged nothing, so it has no verdict */
+	expect_run_branches(json_object_get(answer, "verdicts"), "4:6.6,3:6.12,2:6.1,1:6.1,5:6.12");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(answer, "verdicts"), 2),
+							      "base")), "6.1.192");
+	/* release order (6.6 before 6.12); on 6.1 the drop of run 2 is newer than the ok of run 1 */
+	expect_json(json_object_get(answer, "branches"),
+		    "[{'branch': '6.1', 'base': '6.1.192', 'run': 2, 'queue': 'shebang-2019',"
+		    "  'name': 'shebang.patch', 'status': 'drop', 'reason': 'regression',"
+		    "  'started_at': '2026-02-02T10:00:00Z', 'finished_at': '2026-02-02T10:05:00Z'},"
+		    " {'branch': '6.6', 'base': '6.6.60', 'run': 4, 'queue': 'shebang-2019',"
+		    "  'name': 'shebang.patch', 'status': 'ok', 'reason': null,"
+		    "  'started_at': '2026-02-04T10:00:00Z', 'finished_at': '2026-02-04T10:05:00Z'},"
+		    " {'branch': '6.12', 'base': '6.12.118', 'run': 3, 'queue': 'shebang-2019',"
+		    "  'name': 'shebang.patch', 'status': 'ok', 'reason': null,"
+		    "  'started_at': '2026-02-03T10:00:00Z', 'finished_at': '2026-02-03T10:05:00Z'}]");
+	json_decref(answer);
+
+	/* the same by file name: both queues call it shebang.patch */
+	answer = history_patch(t.db, "shebang.patch", &err);
+	expect_run_branches(json_object_get(answer, "branches"), "2:6.1,4:6.6,3:6.12");
+	json_decref(answer);
+	testdb_close(&t);
+	strbuf_release(&err);
+}
+
+/*
+ * --open per queue and branch: the 6.1 drop of run 2 stays open although
+ * 6.6 and 6.12 ran clean later (grouped by queue alone, the newest run,
+ * 4 on 6.6, would have closed it), and the error run 6 on 6.1 closes
+ * nothing.
+ */
+static void test_regressions_per_branch(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct testdb t;
+	json_t *answer;
+
+	(void)state;
+	open_branches_record(&t);
+	answer = history_regressions(t.db, false, &err);
+	expect_json(answer,
+		    "{'queues': ["
+		    " {'queue': 'queue-6.12', 'branch': '6.12', 'base': '6.12.117', 'run': 5,"
+		    "  'started_at': '2026-01-30T10:00:00Z', 'verdict': 'drop',"
+		    "  'open': [{'patch': 'shebang.patch', 'upstream': '" SHEBANG_SHA "', 'cases': [],"
+		    "            'reason': 'build'}]},"
+		    " {'queue': 'shebang-2019', 'branch': '6.1', 'base': '6.1.192', 'run': 2,"
+		    "  'started_at': '2026-02-02T10:00:00Z', 'verdict': 'drop',"
+		    "  'open': [{'patch': 'shebang.patch', 'upstream': '" SHEBANG_SHA "', 'cases': ['test.pl'],"
+		    "            'reason': 'regression'}]},"
+		    " {'queue': 'shebang-2019', 'branch': '6.6', 'base': '6.6.60', 'run': 4,"
+		    "  'started_at': '2026-02-04T10:00:00Z', 'verdict': 'pass', 'open': []},"
+		    " {'queue': 'shebang-2019', 'branch': '6.12', 'base': '6.12.118', 'run': 3,"
+		    "  'started_at': '2026-02-03T10:00:00Z', 'verdict': 'pass', 'open': []}]}");
+	json_decref(answer);
+
+	answer = history_regressions(t.db, true, &err);
+	expect_run_branches(json_object_get(answer, "queues"), "5:6.12,2:6.1");
+	json_decref(answer);
+	testdb_close(&t);
+	strbuf_release(&err);
+}
+
+static void test_runs_carry_branch(void **state)
+{
+	struct history_filter b612 = { .branch = "6.12" };
+	struct strbuf err = STRBUF_INIT;
+	struct testdb t;
+	json_t *answer;
+
+	(void)state;
+	open_branches_record(&t);
+	answer = history_runs(t.db, NULL, &err);
+	expect_run_branches(json_object_get(answer, "runs"), "6:6.1,4:6.6,3:6.12,2:6.1,1:6.1,5:6.12");
+	json_decref(answer);
+	answer = history_runs(t.db, &b612, &err);
+	expect_run_branches(json_object_get(answer, "runs"), "3:6.12,5:6.12");
+	json_decref(answer);
+	testdb_close(&t);
+	strbuf_release(&err);
+}
+
+/* The page's table: the latest finished run per queue and branch, with its drops counted. */
+static void test_branches(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct testdb t;
+	json_t *answer;
+
+	(void)state;
+	open_branches_record(&t);
+	answer = history_branches(t.db, &err);
+	if (!answer)
+		fail_msg("history_branches: %s", err.buf);
+	expect_json(answer,
+		    "{'branches': ["
+		    " {'queue': 'queue-6.12', 'branch': '6.12', 'run': 5, 'base': '6.12.117', 'verdict': 'drop',"
+		    "  'started_at': '2026-01-30T10:00:00Z', 'finished_at': '2026-01-30T10:05:00Z', 'drops': 1},"
+		    " {'queue': 'shebang-2019', 'branch': '6.1', 'run': 2, 'base': '6.1.192', 'verdict': 'drop',"
+		    "  'started_at': '2026-02-02T10:00:00Z', 'finished_at': '2026-02-02T10:05:00Z', 'drops': 1},"
+		    " {'queue': 'shebang-2019', 'branch': '6.6', 'run': 4, 'base': '6.6.60', 'verdict': 'pass',"
+		    "  'started_at': '2026-02-04T10:00:00Z', 'finished_at': '2026-02-04T10:05:00Z', 'drops': 0},"
+		    " {'queue': 'shebang-2019', 'branch': '6.12', 'run': 3, 'base': '6.12.118', 'verdict': 'pass',"
+		    "  'started_at': '2026-02-03T10:00:00Z', 'finished_at': '2026-02-03T10:05:00Z', 'drops': 0}]}");
+	json_decref(answer);
+	testdb_close(&t);
 	strbuf_release(&err);
 }
 
@@ -530,6 +721,9 @@ static void test_empty_record(void **state)
 	json_decref(answer);
 	answer = history_regressions(empty.db, false, &err);
 	expect_json(answer, "{'queues': []}");
+	json_decref(answer);
+	answer = history_branches(empty.db, &err);
+	expect_json(answer, "{'branches': []}");
 	json_decref(answer);
 	answer = history_case(empty.db, "test.pl", &err);
 	expect_json(answer, "{'case': 'test.pl', 'kind': null, 'runs': []}");
@@ -588,6 +782,10 @@ int main(void)
 		cmocka_unit_test(test_patch_by_name),
 		cmocka_unit_test(test_case_history),
 		cmocka_unit_test(test_regressions),
+		cmocka_unit_test(test_patch_per_branch),
+		cmocka_unit_test(test_regressions_per_branch),
+		cmocka_unit_test(test_runs_carry_branch),
+		cmocka_unit_test(test_branches),
 		cmocka_unit_test(test_empty_record),
 	};
 
