@@ -387,7 +387,12 @@ void child_kill(struct child *c, struct child_result *ret)
 	*ret = c->result;
 }
 
-int child_run(struct child *c, struct child_result *ret)
+/*
+ * The start of child_run() and child_run_ticking(): 1 when @c runs; else
+ * what they return, with *@ret set (0 for a program that could not be
+ * executed, whose exec_errno says why).
+ */
+static int run_start(struct child *c, struct child_result *ret)
 {
 	int r;
 
@@ -399,6 +404,15 @@ int child_run(struct child *c, struct child_result *ret)
 		*ret = c->result;
 		return c->result.exec_errno ? 0 : r;
 	}
+	return 1;
+}
+
+int child_run(struct child *c, struct child_result *ret)
+{
+	int r = run_start(c, ret);
+
+	if (r <= 0)
+		return r;
 	child_finish(c, ret);
 	return 0;
 }
@@ -406,16 +420,10 @@ int child_run(struct child *c, struct child_result *ret)
 int child_run_ticking(struct child *c, int tick_ms, void (*tick)(void *tick_arg), void *tick_arg,
 		      struct child_result *ret)
 {
-	int r;
+	int r = run_start(c, ret);
 
-	memset(ret, 0, sizeof(*ret));
-	if (c->timeout_sec <= 0)
-		return -EINVAL;
-	r = child_start(c);
-	if (r < 0) {
-		*ret = c->result;
-		return c->result.exec_errno ? 0 : r;
-	}
+	if (r <= 0)
+		return r;
 	while (child_wait(c, tick_ms, ret) == 0)
 		tick(tick_arg);
 	tick(tick_arg);
