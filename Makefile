@@ -15,7 +15,7 @@ LIBDIR = $(PREFIX)/lib/backport-gate
 DESTDIR :=
 
 # Every Debian package the project uses, by name.
-PACKAGES := linux-source-6.1 qemu-system-x86 gcc make flex bison bc perl \
+PACKAGES := linux-source-6.1 linux-config-6.1 qemu-system-x86 gcc make flex bison bc perl \
 	libelf-dev libssl-dev libc6-dev cpio ccache xz-utils git coreutils \
 	util-linux pkg-config libgit2-dev libsqlite3-dev sqlite3 \
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
@@ -209,7 +209,8 @@ bench: deps
 
 # The gate on Debian's whole linux 6.1 quilt series (DEBIAN_SERIES_VERSION,
 # default 6.1.164-1) and its orig tarball: every patch kept, the exported
-# kept tree equal to dpkg-source -x's. About 15 minutes cold.
+# kept tree equal to dpkg-source -x's. About 15 minutes cold. DEBIAN_SERIES_CONFIG_CHECK=amd64
+# adds the compile check under Debian's amd64 config.
 debian-series: deps
 	$(MAKE) all
 	tests/long/debian-series.sh

@@ -11,6 +11,7 @@
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "output/report.h"
+#include "pipeline/compile_check.h"
 #include "pipeline/defaults.h"
 #include "pipeline/gate.h"
 #include "record/db.h"
@@ -19,7 +20,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: backport-gate run --queue SRC [--series DIR] [--tree PACKAGE|TARBALL]\n"
 		   "                         [--ref REF] [--json FILE] [--cache DIR] [--db FILE]\n"
-		   "                         [--drop-on-quirk]\n");
+		   "                         [--drop-on-quirk] [--config-check NAME|PATH|none]...\n");
 }
 
 static int write_json(const char *path, json_t *report)
@@ -49,6 +50,7 @@ int cmd_run(int argc, char **argv)
 		{ "cache", required_argument, NULL, 'c' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "drop-on-quirk", no_argument, NULL, 'Q' },
+		{ "config-check", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -60,6 +62,10 @@ int cmd_run(int argc, char **argv)
 	char *top = suite_top(), *db_default = NULL;
 	const char *tree = NULL;
 	struct target target = { 0 };
+	const char *checks[COMPILE_CHECK_CONFIGS_MAX];
+	char *config_paths[COMPILE_CHECK_CONFIGS_MAX] = { 0 };
+	char *config_names[COMPILE_CHECK_CONFIGS_MAX] = { 0 };
+	size_t n_checks = 0, n_configs = 0;
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;
@@ -74,6 +80,18 @@ int cmd_run(int argc, char **argv)
 		case 'c': cache = optarg; break;
 		case 'd': db_path = optarg; break;
 		case 'Q': opts.drop_on_quirk = true; break;
+		case 'C':
+			if (strcmp(optarg, "none") == 0) {
+				n_checks = 0;
+			} else if (n_checks == COMPILE_CHECK_CONFIGS_MAX) {
+				fprintf(stderr, "backport-gate run: --config-check: at most %d\n",
+					COMPILE_CHECK_CONFIGS_MAX);
+				free(top);
+				return EXIT_NO_VERDICT;
+			} else {
+				checks[n_checks++] = optarg;
+			}
+			break;
 		case 'h': usage(stdout); free(top); return 0;
 		default: usage(stderr); free(top); return EXIT_NO_VERDICT;
 		}
@@ -92,6 +110,16 @@ int cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	opts.target = &target;
+	for (size_t i = 0; i < n_checks && r == 0; i++) {
+		r = compile_check_resolve(target.version, checks[i], &config_paths[i],
+					  &config_names[i], &err);
+		n_configs += r == 0;
+	}
+	if (r < 0)
+		goto fail;
+	opts.config_paths = config_paths;
+	opts.config_names = config_names;
+	opts.n_configs = n_configs;
 	req.default_series_dir = target.series_dir;
 	req.cache = cache;
 
@@ -131,6 +159,10 @@ out:
 	strbuf_release(&text);
 	free(db_default);
 	target_release(&target);
+	for (size_t i = 0; i < n_configs; i++) {
+		free(config_paths[i]);
+		free(config_names[i]);
+	}
 	free(top);
 	return status;
 }

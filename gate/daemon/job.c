@@ -8,6 +8,7 @@
 #include "basic/progress.h"
 #include "daemon/job.h"
 #include "daemon/mailer.h"
+#include "pipeline/compile_check.h"
 #include "pipeline/defaults.h"
 #include "pipeline/gate.h"
 #include "pipeline/queue.h"
@@ -85,6 +86,8 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	struct strbuf why = STRBUF_INIT;
 	char *queue = NULL, *top = suite_top();
 	struct target target = { 0 };
+	char *config_paths[CONFIG_MAX_CHECKS] = { 0 }, *config_names[CONFIG_MAX_CHECKS] = { 0 };
+	size_t n_configs = 0;
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int64_t earlier;
@@ -114,6 +117,16 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	if (r < 0)
 		goto out;
 	opts.target = &target;
+	for (size_t i = 0; i < q->n_config_checks && r == 0; i++) {
+		r = compile_check_resolve(target.version, q->config_checks[i], &config_paths[i],
+					  &config_names[i], err);
+		n_configs += r == 0;
+	}
+	if (r < 0)
+		goto out;
+	opts.config_paths = config_paths;
+	opts.config_names = config_names;
+	opts.n_configs = n_configs;
 	req.default_series_dir = target.series_dir;
 	req.cache = cfg->cache;
 	r = queue_load(&req, &snap, &why);
@@ -168,5 +181,9 @@ out:
 	free(queue);
 	free(top);
 	target_release(&target);
+	for (size_t i = 0; i < n_configs; i++) {
+		free(config_paths[i]);
+		free(config_names[i]);
+	}
 	return r;
 }

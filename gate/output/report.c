@@ -53,6 +53,11 @@ void report_render_text(const json_t *report, struct strbuf *out)
 		strbuf_addf(out, "DROP %zu of %zu patches\n", n_drop, json_array_size(patches));
 	else
 		strbuf_addf(out, "PASS, nothing to drop (%zu patches)\n", json_array_size(patches));
+	if (json_array_size(json_object_get(report, "config_checks"))) {
+		strbuf_addf(out, "  config check: ");
+		name_array(out, json_object_get(report, "config_checks"));
+		strbuf_addf(out, " (the objects each patch touches, compiled as those configs build them)\n");
+	}
 
 	if (n_drop) {
 		strbuf_addf(out, "\nDrop:\n");
@@ -139,4 +144,9 @@ void report_render_text(const json_t *report, struct strbuf *out)
 			    str(stats, "accel"),
 			    (long long)json_integer_value(json_object_get(stats, "evaluations")),
 			    json_real_value(json_object_get(stats, "seconds")));
+	if (stats && json_object_get(stats, "compile_checks"))
+		strbuf_addf(out, "      compile check: %lld trees, %lld objects, %.1f s preparing configs\n",
+			    (long long)json_integer_value(json_object_get(stats, "compile_checks")),
+			    (long long)json_integer_value(json_object_get(stats, "compile_objects")),
+			    json_real_value(json_object_get(stats, "compile_setup_seconds")));
 }

@@ -308,6 +308,21 @@ static void queue_key(struct loader *l, const char *name, const char *key, const
 			fail(l, "queue", name, key, "more than %d URLs", CONFIG_MAX_NOTIFY);
 		else
 			q->notify[q->n_notify++] = xstrdup(value);
+	} else if (!strcmp(key, "config-check")) {
+		if (!strcmp(value, "none")) {
+			for (size_t k = 0; k < q->n_config_checks; k++)
+				free(q->config_checks[k]);
+			q->n_config_checks = 0;
+		} else if (strchr(value, '/') && value[0] != '/') {
+			fail(l, "queue", name, key, "'%s' is a relative path; give an absolute one",
+			     value);
+		} else if (!value[0]) {
+			fail(l, "queue", name, key, "is empty");
+		} else if (q->n_config_checks == CONFIG_MAX_CHECKS) {
+			fail(l, "queue", name, key, "more than %d configurations", CONFIG_MAX_CHECKS);
+		} else {
+			q->config_checks[q->n_config_checks++] = xstrdup(value);
+		}
 	} else {
 		fail(l, "queue", name, key, "unknown key");
 	}
@@ -409,6 +424,8 @@ void config_release(struct gate_config *cfg)
 		free(q->secret);
 		for (size_t k = 0; k < q->n_notify; k++)
 			free(q->notify[k]);
+		for (size_t k = 0; k < q->n_config_checks; k++)
+			free(q->config_checks[k]);
 		free(q->review_list);
 	}
 	free(cfg->report.smtp);

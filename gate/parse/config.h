@@ -7,7 +7,10 @@
  *   [server]  listen, database, cache, max-body, drop-on-quirk
  *   [queue "NAME"]  url, ref, series, tree, poll, secret, notify (repeatable),
  *                   review-list (an address list: the queue's runs are
- *                   answered by mail, To: this list and [report] to)
+ *                   answered by mail, To: this list and [report] to),
+ *                   config-check (repeatable: a config NAME or an absolute
+ *                   PATH, as run --config-check takes; "none" clears the
+ *                   ones before it)
  *   [report]  smtp (smtp://HOST:PORT or smtps://), from, to and cc
  *             (address lists; repeatable, joined), user, password-file,
  *             starttls (smtp:// only)
@@ -28,6 +31,7 @@
 
 #define CONFIG_MAX_QUEUES 64
 #define CONFIG_MAX_NOTIFY 8
+#define CONFIG_MAX_CHECKS 8
 
 struct queue_config {
 	char *name;
@@ -40,6 +44,8 @@ struct queue_config {
 	char *notify[CONFIG_MAX_NOTIFY];
 	size_t n_notify;
 	char *review_list;	/* NULL: no reply by mail */
+	char *config_checks[CONFIG_MAX_CHECKS];	/* compile_check.h: NAME or PATH */
+	size_t n_config_checks;
 };
 
 /* How replies are mailed (daemon/smtp.h); all NULL without [report]. */

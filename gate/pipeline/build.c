@@ -21,6 +21,7 @@ static const char *const kbuild_env[] = {
 	"KBUILD_BUILD_TIMESTAMP=2019-02-18 00:00:00 UTC",
 	"KBUILD_BUILD_USER=backport-gate",
 	"KBUILD_BUILD_HOST=backport-gate",
+	"LC_ALL=C",		/* the compiler's messages in ASCII, whatever the caller's locale */
 	NULL,
 };
 
@@ -51,40 +52,57 @@ static void build_tick(void *arg)
 	progress_update(progress_stderr(), w->objects);
 }
 
-static int run_make(struct kernel_env *env, const char *const *targets, const char *log,
-		    struct build_watch *watch, struct child_result *res, struct strbuf *err)
+int kernel_make(struct kernel_env *env, const char *src, const char *build,
+		const char *const *targets, const char *log, int timeout_sec,
+		void (*tick)(void *tick_arg), void *tick_arg,
+		struct child_result *res, struct strbuf *err)
 {
-	char *src_arg = xasprintf("%s", env->src), *o_arg = xasprintf("O=%s", env->build);
+	char *o_arg = xasprintf("O=%s", build);
 	char *jobs = xasprintf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	char *ccache_dir = xasprintf("CCACHE_DIR=%s/../ccache", env->dir);
 	char *cc = xasprintf("CC=%s", env->cc);
-	const char *argv[16] = { "make", "-C", src_arg, o_arg, jobs, cc };
-	const char *envv[8];
-	struct child c = { .argv = argv, .env = envv, .output_path = log,
-			   .timeout_sec = env->build_timeout };
-	size_t n = 6, e = 0;
+	size_t n_targets = 0, n = 0, e = 0;
+	const char **argv, *envv[8];
+	struct child c = { .env = envv, .output_path = log, .timeout_sec = timeout_sec };
 	int r;
 
-	for (size_t i = 0; targets[i] && n < 15; i++)
+	while (targets[n_targets])
+		n_targets++;
+	argv = xcalloc(n_targets + 8, sizeof(*argv));
+	argv[n++] = "make";
+	argv[n++] = "-C";
+	argv[n++] = src;
+	argv[n++] = o_arg;
+	argv[n++] = jobs;
+	argv[n++] = cc;
+	for (size_t i = 0; i < n_targets; i++)
 		argv[n++] = targets[i];
 	argv[n] = NULL;
+	c.argv = argv;
 	for (size_t i = 0; kbuild_env[i]; i++)
 		envv[e++] = kbuild_env[i];
 	envv[e++] = ccache_dir;
 	envv[e] = NULL;
-	r = watch ? child_run_ticking(&c, 1000, build_tick, watch, res) : child_run(&c, res);
+	r = tick ? child_run_ticking(&c, 1000, tick, tick_arg, res) : child_run(&c, res);
 	if (r < 0)
 		strbuf_addf(err, "build: cannot start make: %s", strerror(-r));
 	else if (res->exec_errno || res->timed_out || res->signal) {
 		child_describe(&c, res, err);
 		r = -EIO;
 	}
-	free(src_arg);
+	free(argv);
 	free(o_arg);
 	free(jobs);
 	free(ccache_dir);
 	free(cc);
 	return r;
+}
+
+static int run_make(struct kernel_env *env, const char *const *targets, const char *log,
+		    struct build_watch *watch, struct child_result *res, struct strbuf *err)
+{
+	return kernel_make(env, env->src, env->build, targets, log, env->build_timeout,
+			   watch ? build_tick : NULL, watch, res, err);
 }
 
 int kernel_clean(struct kernel_env *env, struct strbuf *err)
@@ -183,8 +201,7 @@ out:
 	return r;
 }
 
-/* The first line of the build log that says what broke, tree prefix removed. */
-static void first_build_error(const struct kernel_env *env, const char *log, struct strbuf *out)
+void kernel_first_error(const char *src, const char *log, struct strbuf *out)
 {
 	static const char *const patterns[] = {
 		": error: ", ": fatal error: ", "undefined reference", "ld: ", "Error ", NULL,
@@ -196,7 +213,7 @@ static void first_build_error(const struct kernel_env *env, const char *log, str
 	for (size_t p = 0; patterns[p]; p++) {
 		char *hit = strstr(sb.buf, patterns[p]);
 		char *start, *end;
-		size_t prefix = strlen(env->src);
+		size_t prefix = strlen(src);
 
 		if (!hit)
 			continue;
@@ -206,7 +223,7 @@ static void first_build_error(const struct kernel_env *env, const char *log, str
 		end = strchr(hit, '\n');
 		if (!end)
 			end = sb.buf + sb.len;
-		if ((size_t)(end - start) > prefix && strncmp(start, env->src, prefix) == 0 &&
+		if ((size_t)(end - start) > prefix && strncmp(start, src, prefix) == 0 &&
 		    start[prefix] == '/')
 			start += prefix + 1;
 		strbuf_add(out, start, (size_t)(end - start));
@@ -299,7 +316,7 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		r = no_space(env, log, err);
 		if (r == 0) {
 			*ret_status = BUILD_FAILED;
-			first_build_error(env, log, first_error);
+			kernel_first_error(env->src, log, first_error);
 		}
 	}
 out:

@@ -7,6 +7,7 @@
  *   kernel_clean()       make clean (the naive strategy, before each build)
  *   kernel_used_files()  every tree file the last build read
  *   kernel_used_counts() the same, with how many objects read each
+ *   kernel_make()        make as every kernel build here runs it
  */
 #ifndef GATE_BUILD_H
 #define GATE_BUILD_H
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "basic/runcmd.h"
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
 #include "pipeline/kernel.h"
@@ -30,6 +32,25 @@ enum build_status {
  */
 int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		 struct strbuf *first_error, struct strbuf *err);
+
+/*
+ * make -C @src O=@build @targets (NULL-terminated) as every kernel build
+ * here runs it: -j<cores>, env->cc with the shared ccache, fixed build
+ * metadata; output to @log, stopped after @timeout_sec. @tick (unless
+ * NULL) is called about once a second while it runs. 0 with @res (the
+ * caller reads whether make succeeded), or -errno with @err when make
+ * could not start, timed out or was killed.
+ */
+int kernel_make(struct kernel_env *env, const char *src, const char *build,
+		const char *const *targets, const char *log, int timeout_sec,
+		void (*tick)(void *tick_arg), void *tick_arg,
+		struct child_result *res, struct strbuf *err);
+
+/*
+ * The first line of make's @log that says what broke, with the @src
+ * prefix taken off its path; "make failed (see LOG)" when none does.
+ */
+void kernel_first_error(const char *src, const char *log, struct strbuf *out);
 
 /* make clean in env->build. 0, or -errno with a message in @err. */
 int kernel_clean(struct kernel_env *env, struct strbuf *err);

@@ -227,26 +227,85 @@ static int apply_queue(struct oracle *o, struct judge_patch *jp, struct apply_ou
 	return 0;
 }
 
+/* The files @p touches, old and new names. */
+static void patch_paths(const struct queue_patch *p, struct strlist *out)
+{
+	for (size_t f = 0; f < p->parsed.n_files; f++) {
+		const struct patch_file *pf = &p->parsed.files[f];
+
+		if (pf->old_path)
+			strlist_add_unique(out, pf->old_path);
+		if (pf->new_path)
+			strlist_add_unique(out, pf->new_path);
+	}
+}
+
+/* What the compile check compiles for @plan: the report's "compile_check" of a patch. */
+static json_t *plan_json(const struct compile_check *cc, const struct cc_plan *plan)
+{
+	json_t *obj = json_object(), *configs = json_array(), *skipped = json_array();
+
+	for (size_t i = 0; i < cc->n; i++) {
+		json_t *c = json_object(), *objects = json_array();
+
+		for (size_t j = 0; j < plan->objects[i].n; j++)
+			json_array_append_new(objects, json_string(plan->objects[i].items[j]));
+		json_object_set_new(c, "name", json_string(cc->configs[i].name));
+		json_object_set_new(c, "objects", objects);
+		json_object_set_new(c, "cut", json_boolean(plan->cut[i]));
+		json_array_append_new(configs, c);
+	}
+	for (size_t j = 0; j < plan->skipped.n; j++)
+		json_array_append_new(skipped, json_string(plan->skipped.items[j]));
+	json_object_set_new(obj, "configs", configs);
+	json_object_set_new(obj, "skipped", skipped);
+	return obj;
+}
+
 /*
  * Stage 2, impact: base is built first, and its dependency files say what
  * the test kernel compiles. A patch is exercised when it touches a file
  * base's build read (or a build rule); a new file can only matter through
- * one of those. An already applied patch changes nothing.
+ * one of those. With a compile check, a patch is exercised too when it
+ * touches an object a configuration builds (@ret_plans gets, per patch,
+ * what the check compiles for it). An already applied patch changes
+ * nothing.
  */
-static int mark_exercised(struct oracle *o, struct judge_patch *jp,
-			  const struct apply_outcome *outcomes, struct strbuf *err)
+static int mark_exercised(struct oracle *o, struct judge_patch *jp, bool *kernel_reads,
+			  const struct apply_outcome *outcomes, json_t **ret_plans,
+			  struct strbuf *err)
 {
 	const struct strlist *used;
 	int r = oracle_base(o, &used, err);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < o->snap->n; i++)
-		if (!jp[i].unusable)
-			jp[i].exercised = outcomes[i].status != APPLY_ALREADY &&
-					  !oracle_reads_none(&o->snap->patches[i], used);
+	for (size_t i = 0; i < o->snap->n && r == 0; i++) {
+		struct strlist paths = STRLIST_INIT;
+		struct cc_plan plan;
+		bool compiled = false;
+
+		if (jp[i].unusable)
+			continue;
+		kernel_reads[i] = outcomes[i].status != APPLY_ALREADY &&
+				  !oracle_reads_none(&o->snap->patches[i], used);
+		jp[i].exercised = kernel_reads[i];
+		if (!o->cc || outcomes[i].status == APPLY_ALREADY)
+			continue;
+		patch_paths(&o->snap->patches[i], &paths);
+		r = compile_check_plan(o->cc, &paths, &plan, err);
+		strlist_release(&paths);
+		if (r < 0)
+			break;
+		for (size_t c = 0; c < o->cc->n; c++)
+			compiled |= plan.objects[c].n > 0;
+		jp[i].exercised |= compiled;
+		ret_plans[i] = plan_json(o->cc, &plan);
+		cc_plan_release(&plan);
+	}
 	o->jp = jp;
-	return 0;
+	o->kernel_reads = o->cc ? kernel_reads : NULL;
+	return r;
 }
 
 /* The report of a verdict: the JSON object of DESIGN.md. */
@@ -254,7 +313,7 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 			      const struct apply_outcome *outcomes,
 			      const struct judge_result *result, const char *kept_commit,
 			      const char *kept_tree, const struct judge_eval *queue_eval,
-			      double seconds)
+			      json_t *const *plans, double seconds)
 {
 	const struct queue_snapshot *snap = o->snap;
 	json_t *report = json_object(), *patches_json = json_array(), *drop_json = json_array();
@@ -291,6 +350,8 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 		json_object_set_new(obj, "apply", apply);
 		json_object_set_new(obj, "evidence", json_string(v->evidence.buf));
 		json_object_set_new(obj, "steps", json_string(v->steps.buf));
+		if (o->cc)
+			json_object_set(obj, "compile_check", plans[i] ? plans[i] : json_null());
 		json_array_append_new(patches_json, obj);
 		if (v->status == PATCH_DROP)
 			json_array_append_new(drop_json, json_string(p->name));
@@ -326,6 +387,17 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 	json_object_set_new(stats, "evaluations", json_integer(result->evaluations));
 	json_object_set_new(stats, "reruns", json_integer(result->reruns));
 	json_object_set_new(stats, "same_kernel", json_integer(o->same_kernel));
+	if (o->cc) {
+		json_t *names = json_array();
+
+		for (size_t i = 0; i < o->cc->n; i++)
+			json_array_append_new(names, json_string(o->cc->configs[i].name));
+		json_object_set_new(report, "config_checks", names);
+		json_object_set_new(stats, "compile_checks", json_integer(o->cc->checks));
+		json_object_set_new(stats, "compile_objects", json_integer(o->cc->objects_compiled));
+		json_object_set_new(stats, "compile_setup_seconds",
+				    json_real(o->cc->setup_seconds));
+	}
 	json_object_set_new(stats, "seconds", json_real(seconds));
 	json_object_set_new(stats, "accel", json_string(o->env->accel[0] ? o->env->accel : "none"));
 	json_object_set_new(report, "stats", stats);
@@ -360,6 +432,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	     json_t **ret_report, struct strbuf *err)
 {
 	struct judge_patch *jp = xcalloc(snap->n, sizeof(*jp));
+	bool *kernel_reads = xcalloc(snap->n ? snap->n : 1, sizeof(*kernel_reads));
+	json_t **plans = xcalloc(snap->n ? snap->n : 1, sizeof(*plans));
+	struct compile_check cc = { 0 };
 	struct apply_outcome *outcomes = xcalloc(snap->n, sizeof(*outcomes));
 	int64_t *patch_ids = xcalloc(snap->n, sizeof(*patch_ids));
 	struct run_patch *snap_rows = xcalloc(snap->n, sizeof(*snap_rows));
@@ -390,10 +465,16 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		r = run_start(db, &snap_view, release, env->suite_version, &run_id, patch_ids, err);
 	if (r == 0)
 		r = oracle_open(&o, env, tree, db, snap, err);
+	if (r == 0 && opts->n_configs) {
+		r = compile_check_open(&cc, env, tree, opts->config_paths, opts->config_names,
+				       opts->n_configs, err);
+		if (r == 0)
+			o.cc = &cc;
+	}
 	if (r == 0)
 		r = apply_queue(&o, jp, outcomes, &result, err);
 	if (r == 0)
-		r = mark_exercised(&o, jp, outcomes, err);
+		r = mark_exercised(&o, jp, kernel_reads, outcomes, plans, err);
 	if (r == 0) {
 		judge_oracle = oracle_judge(&o);
 		r = judge_run(jp, snap->n, &jopts, &judge_oracle, &result, err);
@@ -426,7 +507,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		}
 		v.sequences = seqs;
 		report = verdict_report(&o, run_id, release, outcomes, &result, kept_commit,
-					kept_tree, queue_eval, now_seconds() - start);
+					kept_tree, queue_eval, plans, now_seconds() - start);
 		v.report = report;
 		v.verdict = json_string_value(json_object_get(report, "verdict"));
 		r = run_record_verdict(db, &v, err);
@@ -443,6 +524,11 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		apply_outcome_release(&outcomes[i]);
 	free(seqs);
 	oracle_close(&o);
+	compile_check_close(&cc);
+	for (size_t i = 0; i < snap->n; i++)
+		json_decref(plans[i]);
+	free(plans);
+	free(kernel_reads);
 	judge_result_release(&result);
 	free(jp);
 	free(outcomes);

@@ -27,6 +27,12 @@
 struct gate_options {
 	bool drop_on_quirk;
 	const struct target *target;	/* the tree to gate against; NULL: the default */
+	/*
+	 * The configurations the compile check builds under (compile_check.h,
+	 * resolved by compile_check_resolve()); n_configs 0: no compile check.
+	 */
+	char *const *config_paths, *const *config_names;
+	size_t n_configs;
 };
 
 /*

@@ -390,7 +390,8 @@ static int evaluate_same_kernel(struct oracle *o, const size_t *subset, size_t n
 	size_t m = n;
 	int r;
 
-	while (m > 0 && !o->jp[subset[m - 1]].exercised)
+	while (m > 0 && !(o->kernel_reads ? o->kernel_reads[subset[m - 1]]
+					   : o->jp[subset[m - 1]].exercised))
 		m--;
 	if (m == n)
 		return 1;
@@ -420,6 +421,44 @@ static int evaluate_same_kernel(struct oracle *o, const size_t *subset, size_t n
 	return 0;
 }
 
+/*
+ * The compile check of @commit (tree @tree_hex), once per tree and run:
+ * *ret_failed is the evaluation to answer with when it did not compile,
+ * else NULL.
+ */
+static int compile_checked(struct oracle *o, const git_oid *commit, const char *tree_hex,
+			   struct judge_eval **ret_failed, struct strbuf *err)
+{
+	struct strbuf evidence = STRBUF_INIT;
+	struct cc_memo *m;
+	bool ok;
+	int r;
+
+	for (size_t i = 0; i < o->n_cc_memos; i++)
+		if (strcmp(o->cc_memos[i].tree, tree_hex) == 0) {
+			*ret_failed = o->cc_memos[i].failed;
+			return 0;
+		}
+	*ret_failed = NULL;
+	r = compile_check_tree(o->cc, commit, &ok, &evidence, err);
+	if (r < 0)
+		goto out;
+	o->cc_memos = xreallocarray(o->cc_memos, o->n_cc_memos + 1, sizeof(*o->cc_memos));
+	m = &o->cc_memos[o->n_cc_memos++];
+	memcpy(m->tree, tree_hex, sizeof(m->tree));
+	m->failed = NULL;
+	if (!ok) {
+		m->failed = eval_new(o);
+		m->failed->build_failed = true;
+		strbuf_adds(&m->failed->build_error, evidence.buf);
+		strbuf_rtrim(&m->failed->build_error);
+		*ret_failed = m->failed;
+	}
+out:
+	strbuf_release(&evidence);
+	return r;
+}
+
 static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 		    const struct judge_eval **ret, struct strbuf *err)
 {
@@ -439,6 +478,15 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	if (e) {
 		*ret = e;
 		return 0;
+	}
+	if (o->cc && n) {
+		r = compile_checked(o, &commit, tree_hex, &e, err);
+		if (r < 0)
+			return r;
+		if (e) {
+			*ret = e;
+			return 0;
+		}
 	}
 	if (o->jp) {
 		r = evaluate_same_kernel(o, subset, n, fresh, ret, err);
@@ -543,6 +591,7 @@ void oracle_close(struct oracle *o)
 		eval_free(o->all_evals[i]);
 	free(o->all_evals);
 	free(o->evals);
+	free(o->cc_memos);
 	for (size_t i = 0; i < o->n_seqs; i++)
 		free(o->seqs[i].patches);
 	free(o->seqs);

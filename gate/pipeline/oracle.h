@@ -26,6 +26,7 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
+#include "pipeline/compile_check.h"
 #include "pipeline/executor.h"
 #include "pipeline/judge.h"
 #include "pipeline/kernel.h"
@@ -58,6 +59,12 @@ struct seq_memo {
 	char judged_at[32];		/* ISO 8601 UTC */
 };
 
+/* A compile check of a tree: @failed is the judge's answer when it did not compile. */
+struct cc_memo {
+	char tree[GIT_OID_HEXSZ + 1];
+	struct judge_eval *failed;	/* NULL: it compiled */
+};
+
 /* An evaluated tree, kept for the judge (it holds pointers to these). */
 struct eval_memo {
 	char tree[GIT_OID_HEXSZ + 1];
@@ -82,6 +89,14 @@ struct oracle {
 	struct inputs_memo **inputs;	/* each allocated once: pointers to them are handed out */
 	size_t n_inputs;
 	const struct judge_patch *jp;	/* the caller sets it once impact is known */
+	/*
+	 * With @cc: per patch, whether it touches what the test kernel reads
+	 * (jp's exercised also counts what the compile check compiles).
+	 */
+	const bool *kernel_reads;
+	struct compile_check *cc;	/* NULL: no compile check */
+	struct cc_memo *cc_memos;
+	size_t n_cc_memos;
 	struct executor exec;		/* where trees are built and booted */
 	unsigned builds, boots;
 	unsigned same_kernel;		/* sequences answered by an equal kernel */

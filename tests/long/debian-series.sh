@@ -6,7 +6,8 @@
 # dpkg-source applies with fuzz 0. Gated on that orig tarball, the gate
 # must keep every patch (none breaks the build or the shebang suite), and
 # the tree it exports for the run must equal the tree dpkg-source -x
-# unpacks, debian/ and .pc/ aside.
+# unpacks, debian/ and .pc/ aside. DEBIAN_SERIES_CONFIG_CHECK=amd64 (or a
+# config's path) gates with the compile check under that config too.
 . "$(dirname "$0")/../lib.bash"
 gate=${BG_GATE:-$top/build/backport-gate}
 version=${DEBIAN_SERIES_VERSION:-6.1.164-1}
@@ -27,9 +28,14 @@ echo "# fetched and unpacked in $(($(date +%s) - start)) s; $entries series entr
 start=$(date +%s)
 status=0
 "$gate" run --tree "$orig" --db "$tmp/gate.db" --queue "$src/debian/patches" --series . \
+	${DEBIAN_SERIES_CONFIG_CHECK:+--config-check "$DEBIAN_SERIES_CONFIG_CHECK"} \
 	--json "$tmp/report.json" >"$tmp/out" 2>"$tmp/err" || status=$?
 seconds=$(($(date +%s) - start))
 echo "# gated in $seconds s: $(jq -r '"\(.stats.builds) builds, \(.stats.boots) boots"' "$tmp/report.json" 2>/dev/null)"
+if [ -n "${DEBIAN_SERIES_CONFIG_CHECK:-}" ]; then
+	echo "# compile check under $DEBIAN_SERIES_CONFIG_CHECK: $(jq -r '"\(.stats.compile_checks) trees, \(.stats.compile_objects) objects, \(.stats.compile_setup_seconds) s preparing"' "$tmp/report.json" 2>/dev/null)"
+	echo "# patches whose objects the check compiled: $(jq '[.patches[] | select(.compile_check != null and ([.compile_check.configs[].objects | length] | add) > 0)] | length' "$tmp/report.json" 2>/dev/null)"
+fi
 expect_eq "Debian $version series: exit status 0 (nothing to drop)" 0 "$status"
 if [ "$status" -ne 0 ]; then
 	sed 's/^/# /' "$tmp/err" | tail -n 5

@@ -184,6 +184,33 @@ static void test_unparsable_or_missing_file_leaves_nothing(void **state)
 	strbuf_release(&err);
 }
 
+/* config-check is repeatable; none clears those before it; a relative path is refused. */
+static void test_config_check_per_queue(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct gate_config cfg;
+
+	(void)state;
+	write_config("[queue \"a\"]\n\turl = /srv/q\n\tconfig-check = amd64\n"
+		     "\tconfig-check = /etc/kernel/my.config\n"
+		     "[queue \"b\"]\n\turl = /srv/q\n\tconfig-check = rt-amd64\n"
+		     "\tconfig-check = none\n\tconfig-check = cloud-amd64\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_int_equal(cfg.queues[0].n_config_checks, 2);
+	assert_string_equal(cfg.queues[0].config_checks[0], "amd64");
+	assert_string_equal(cfg.queues[0].config_checks[1], "/etc/kernel/my.config");
+	assert_int_equal(cfg.queues[1].n_config_checks, 1);
+	assert_string_equal(cfg.queues[1].config_checks[0], "cloud-amd64");
+	config_release(&cfg);
+
+	write_config("[queue \"a\"]\n\turl = /srv/q\n\tconfig-check = configs/my.config\n");
+	assert_int_equal(config_load(path, &cfg, &err) < 0, 1);
+	assert_non_null(strstr(err.buf, ":3: queue.a.config-check: 'configs/my.config' is a "
+				       "relative path; give an absolute one"));
+	assert_empty(&cfg);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_tree_per_queue),
 		cmocka_unit_test(test_queue_without_url_leaves_nothing),
 		cmocka_unit_test(test_report_section),
+		cmocka_unit_test(test_config_check_per_queue),
 		cmocka_unit_test(test_unparsable_or_missing_file_leaves_nothing),
 	};
 	int fd = mkstemp(path), failed;
