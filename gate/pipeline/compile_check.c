@@ -841,6 +841,29 @@ out:
 	return r;
 }
 
+/*
+ * Keep in @objects those whose source (.c or .S) is in the checked-out
+ * tree @top: a patch that deletes a file leaves nothing of it to compile.
+ */
+static void present_sources(const char *top, struct strlist *objects)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < objects->n; i++) {
+		char *o = objects->items[i];
+		char *c = xasprintf("%s/%.*sc", top, (int)strlen(o) - 1, o);
+		char *S = xasprintf("%s/%.*sS", top, (int)strlen(o) - 1, o);
+
+		if (access(c, F_OK) == 0 || access(S, F_OK) == 0)
+			objects->items[kept++] = o;
+		else
+			free(o);
+		free(c);
+		free(S);
+	}
+	objects->n = kept;
+}
+
 int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *ret_ok,
 		       struct strbuf *evidence, struct strbuf *err)
 {
@@ -882,7 +905,11 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 			plan.cut[i] ? " (a header reaches more: cut at the bound)" : "");
 		r = checkout(cc, commit, err);
 		if (r == 0)
+			present_sources(cc->src.workdir, &plan.objects[i]);
+		if (r == 0 && plan.objects[i].n)
 			r = compile(cc, c, &plan.objects[i], log, &ok, err);
+		else
+			ok = true;
 		if (r == 0 && !ok) {
 			r = sort_out_base(cc, c, log, &own, err);
 			if (r == 0 && own.n) {

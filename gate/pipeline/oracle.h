@@ -13,7 +13,12 @@
  *    patches that touch none of the files the build without them read
  *    makes the same kernel, and gets that answer without a build (the
  *    sequence without them is a prefix, so no apply result changes);
- *  - what each build read (its .cmd files), recorded per tree.
+ *  - what each build read (its .cmd files), recorded per tree;
+ *  - with a compile check (compile_check.h), each tree is compiled under
+ *    the distribution configs once per run, before its test kernel: a
+ *    tree that does not compile there is answered as a build failure
+ *    whose error names the config. The same-kernel shortcut then looks
+ *    only at what the test kernel reads (@kernel_reads).
  *
  * Builds and boots go through the executor (executor.h); every result
  * goes into the record (record/db.h).
