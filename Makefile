@@ -209,8 +209,10 @@ bench: deps
 
 # The gate on Debian's whole linux 6.1 quilt series (DEBIAN_SERIES_VERSION,
 # default 6.1.164-1) and its orig tarball: every patch kept, the exported
-# kept tree equal to dpkg-source -x's. About 15 minutes cold. DEBIAN_SERIES_CONFIG_CHECK=amd64
-# adds the compile check under Debian's amd64 config.
+# kept tree equal to dpkg-source -x's. About 15 minutes cold.
+# DEBIAN_SERIES_CONFIG_CHECK=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+# adds the compile check under that config (a path: the orig tarball is no
+# linux-source-X.Y package, so a config name has no version to look under).
 debian-series: deps
 	$(MAKE) all
 	tests/long/debian-series.sh

@@ -106,6 +106,13 @@ int compile_check_resolve(const char *version, const char *spec, char **ret_path
 		r = -ENOENT;
 		goto out;
 	}
+	if (!version[0] || strspn(version, "0123456789.") != strlen(version)) {
+		strbuf_addf(err, "config-check: '%s' names a config of Debian's linux-config-X.Y, "
+			    "and tree %s is no linux-source-X.Y; give the config file's path", spec,
+			    version);
+		r = -ENOENT;
+		goto out;
+	}
 	*ret_path = xasprintf("%s/%s", dir, file);
 	if (access(*ret_path, R_OK) < 0) {
 		strbuf_addf(err, "config-check: %s: %s; it comes with package linux-config-%s "

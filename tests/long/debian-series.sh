@@ -6,8 +6,9 @@
 # dpkg-source applies with fuzz 0. Gated on that orig tarball, the gate
 # must keep every patch (none breaks the build or the shebang suite), and
 # the tree it exports for the run must equal the tree dpkg-source -x
-# unpacks, debian/ and .pc/ aside. DEBIAN_SERIES_CONFIG_CHECK=amd64 (or a
-# config's path) gates with the compile check under that config too.
+# unpacks, debian/ and .pc/ aside. DEBIAN_SERIES_CONFIG_CHECK=PATH (a config
+# file, such as linux-config-6.1's config.amd64_none_amd64.xz) gates with
+# the compile check under that config too.
 . "$(dirname "$0")/../lib.bash"
 gate=${BG_GATE:-$top/build/backport-gate}
 version=${DEBIAN_SERIES_VERSION:-6.1.164-1}
