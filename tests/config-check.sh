@@ -48,6 +48,12 @@ expect_eq "config package not installed: names the package to install" \
 	"backport-gate run: config-check: /usr/src/linux-config-9.8/config.amd64_none_amd64.xz: No such file or directory; it comes with package linux-config-9.8 (apt-get install linux-config-9.8)" \
 	"$err"
 
+ln -s /usr/src/linux-source-6.1.tar.xz "$tmp/linux_6.1.1.orig.tar.xz"
+run --queue "$queue" --series queue-6.1 --tree "$tmp/linux_6.1.1.orig.tar.xz" --config-check amd64
+expect_eq "config name on an orig tarball: exit status 2" 2 "$status"
+expect_contains "config name on an orig tarball: says to give the path" \
+	"is no linux-source-X.Y; give the config file's path" "$err"
+
 # With the check: the header patch and the call are dropped for build.
 start=$(date +%s)
 run --queue "$queue" --config-check amd64
