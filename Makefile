@@ -217,12 +217,13 @@ debian-series: deps
 	$(MAKE) all
 	tests/long/debian-series.sh
 
-# Debian 12's second kernel branch, linux-source-6.12 (installed first):
+# Debian 12's second kernel branch, linux-source-6.12 (installed first, with
+# linux-config-6.12 for run --config-check on it):
 # base, the 2019 port and its revert, and the sample queues' queue-6.12
 # gated. About 8 minutes cold.
 .PHONY: branch-6.12
 branch-6.12: deps
-	$(MAKE) deps PACKAGES=linux-source-6.12
+	$(MAKE) deps PACKAGES="linux-source-6.12 linux-config-6.12"
 	$(MAKE) all
 	tests/long/branch-6.12.sh
 
