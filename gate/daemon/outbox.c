@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <curl/curl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -80,11 +81,11 @@ int outbox_deliver(sqlite3 *db, const struct report_config *report, int max)
 {
 	struct outbox_entry *due;
 	size_t n;
-	int sent = 0;
+	int attempted = 0, failed = 0;
 
 	if (outbox_due(db, (double)time(NULL), max, &due, &n) < 0) {
 		fprintf(stderr, "notify: reading the outbox: %s\n", sqlite3_errmsg(db));
-		return 0;
+		return -EIO;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct outbox_entry *e = &due[i];
@@ -109,11 +110,13 @@ int outbox_deliver(sqlite3 *db, const struct report_config *report, int max)
 				!ok && attempts >= OUTBOX_MAX_ATTEMPTS ? "; given up" : "");
 		else
 			fprintf(stderr, "notify %s: %s%s\n", e->url, ok ? "sent" : "failed: ", why);
-		if (r < 0)
+		if (r < 0) {
 			fprintf(stderr, "%s %s: outbox entry %lld: recording attempt %d: %s\n", what,
 				e->url, (long long)e->id, attempts, sqlite3_errmsg(db));
-		sent += ok;
+			failed = 1;
+		}
+		attempted++;
 	}
 	outbox_entries_free(due, n);
-	return sent;
+	return failed ? -EIO : attempted;
 }

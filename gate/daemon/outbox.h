@@ -9,7 +9,13 @@
  * only after the receiver answered 2xx (the relay: the end of DATA), so
  * nothing is lost across restarts (a receiver may see a verdict twice if
  * the daemon dies between that answer and our commit; the webhook body
- * carries the run id, the mail its Message-ID).
+ * carries the run id, the mail its Message-ID, and the same when the
+ * database stays locked by another process past the caller's busy
+ * timeout between that answer and our commit: the row stays pending).
+ *
+ * The daemon calls this from a thread of its own (serve.h, the notifier)
+ * with a connection of its own: a receiver that never answers holds that
+ * thread for OUTBOX_TIMEOUT_SEC per attempt, never the main loop.
  */
 #ifndef GATE_OUTBOX_H
 #define GATE_OUTBOX_H
@@ -24,8 +30,10 @@
  * Send at most @max due notifications, each attempt recorded (given up
  * after record/outbox.h's OUTBOX_MAX_ATTEMPTS). A mail goes through the
  * relay its row names, with @report's user, password-file and starttls
- * when that is @report's relay. Returns how many were sent; logs each
- * attempt and any database error.
+ * when that is @report's relay. Returns how many were attempted (sent or
+ * not; 0 when none was due), or -EIO when the outbox could not be read
+ * or an attempt could not be recorded; logs each attempt and any
+ * database error.
  */
 int outbox_deliver(sqlite3 *db, const struct report_config *report, int max);
 

@@ -33,11 +33,48 @@ static void on_signal(int sig)
 		stop_requested = 1;
 }
 
+/*
+ * How long each thread's connection waits for another process's write
+ * lock (db.h: readers never wait in WAL mode). The main loop must turn
+ * several times a second, so its writes give up quickly and are tried
+ * again on a later turn; a webhook answers 503 with Retry-After after
+ * half a second rather than keep its sender waiting (and a pool thread
+ * serves other requests too: a GET behind it waits as long); the notifier
+ * may wait longer, so that an attempt that reached its receiver is
+ * recorded (not sent twice), yet little enough that a stop joins it
+ * within systemd's TimeoutStopSec=30 (one delivery, OUTBOX_TIMEOUT_SEC,
+ * plus one wait).
+ */
+#define LOOP_BUSY_MS 200
+#define HTTP_BUSY_MS 500
+#define NOTIFIER_BUSY_MS 15000
+/* What a webhook refused for a locked database tells its sender. */
+#define RETRY_AFTER_SEC "10"
+/* The notifier looks at the outbox this often when not woken. */
+#define NOTIFIER_PERIOD_SEC 1
+/* Notifications sent per look, the stop request checked between each. */
+#define NOTIFIER_BATCH 5
+
+/* The thread that sends the outbox (outbox.h), off the main loop. */
+struct notifier {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mutex;
+	pthread_cond_t wake;		/* on CLOCK_MONOTONIC */
+	bool stop, woken;		/* under mutex */
+	sqlite3 *db;			/* its own connection */
+};
+
 struct server {
 	pthread_rwlock_t lock;		/* guards cfg against a reload */
 	struct gate_config cfg;
-	sqlite3 *db;			/* FULLMUTEX: shared by the HTTP thread */
+	char *database;			/* cfg.database at the start: what every connection opens */
+	sqlite3 *db;			/* the main loop's: no other thread uses it */
+	pthread_key_t http_db;		/* each HTTP thread's own connection, opened lazily */
+	bool http_db_key;
 	struct MHD_Daemon *httpd;
+	struct notifier notifier;
+	time_t busy_since;		/* main loop: its writes fail for a lock since then */
 };
 
 /* Per-request state: the body as it arrives. */
@@ -46,28 +83,29 @@ struct request {
 	bool too_big;
 };
 
+/* @header: NULL, or one more header, @value its value. */
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type,
-			       const char *text, const char *location)
+			       const char *text, const char *header, const char *value)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)text,
 								  MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	MHD_add_response_header(r, "Content-Type", type);
-	if (location)
-		MHD_add_response_header(r, "Location", location);
+	if (header && value)
+		MHD_add_response_header(r, header, value);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
 
 static enum MHD_Result respond_json(struct MHD_Connection *c, unsigned status, json_t *value,
-				    const char *location)
+				    const char *header, const char *header_value)
 {
 	char *text = json_dumps(value, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	enum MHD_Result ret;
 
-	ret = respond(c, status, "application/json", text ? text : "{}", location);
+	ret = respond(c, status, "application/json", text ? text : "{}", header, header_value);
 	free(text);
 	json_decref(value);
 	return ret;
@@ -78,7 +116,44 @@ static enum MHD_Result respond_error(struct MHD_Connection *c, unsigned status, 
 	json_t *o = json_object();
 
 	json_object_set_new(o, "error", json_string(message));
-	return respond_json(c, status, o, NULL);
+	return respond_json(c, status, o, NULL, NULL);
+}
+
+/* 503: try again later (the database is locked, or cannot be opened). */
+static enum MHD_Result respond_unavailable(struct MHD_Connection *c, const char *message)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "error", json_string(message));
+	return respond_json(c, MHD_HTTP_SERVICE_UNAVAILABLE, o, "Retry-After", RETRY_AFTER_SEC);
+}
+
+static void http_db_close(void *db)
+{
+	db_close(db);
+}
+
+/*
+ * This HTTP thread's connection, opened on its first request and closed
+ * when libmicrohttpd ends the thread (the key's destructor): SQLite
+ * connections are not shared between threads, so a request never waits
+ * behind another thread's statement, and in WAL mode a read never waits
+ * for a lock. NULL, said in the log, when the database cannot be opened.
+ */
+static sqlite3 *http_db(struct server *s)
+{
+	sqlite3 *db = pthread_getspecific(s->http_db);
+	struct strbuf err = STRBUF_INIT;
+
+	if (db)
+		return db;
+	if (db_open_timeout(s->database, HTTP_BUSY_MS, &db, &err) < 0) {
+		fprintf(stderr, "http: opening the database for a request: %s\n", err.buf);
+		strbuf_release(&err);
+		return NULL;
+	}
+	pthread_setspecific(s->http_db, db);
+	return db;
 }
 
 static const struct queue_config *queue_for_event(const struct gate_config *cfg,
@@ -123,7 +198,8 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 	enum MHD_Result ret;
 	int64_t job = 0;
 	bool duplicate = false;
-	char location[64];
+	char location[64], *queue = NULL;
+	sqlite3 *db;
 
 	if (req->too_big)
 		return respond_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "body over the configured max-body");
@@ -149,28 +225,45 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 	    (ev.after && strspn(ev.after, "0") == strlen(ev.after))) {
 		pthread_rwlock_unlock(&s->lock);
 		ret = respond(c, MHD_HTTP_OK, "application/json",
-			      ev.ping ? "{\"ping\": \"ok\"}\n" : "{\"queued\": false}\n", NULL);
+			      ev.ping ? "{\"ping\": \"ok\"}\n" : "{\"queued\": false}\n", NULL, NULL);
 		goto out;
 	}
-	if (jobs_enqueue(s->db, q->name, "webhook", ev.delivery,
+	/* The write may wait for a lock: not with the configuration held (a reload waits for it). */
+	queue = xstrdup(q->name);
+	pthread_rwlock_unlock(&s->lock);
+	db = http_db(s);
+	if (!db) {
+		ret = respond_unavailable(c, "the database cannot be opened; try again later");
+		goto out;
+	}
+	if (jobs_enqueue(db, queue, "webhook", ev.delivery,
 			 &(struct job_thread){ ev.in_reply_to, ev.subject }, &job, &duplicate, &err) < 0) {
-		pthread_rwlock_unlock(&s->lock);
-		ret = respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, err.buf);
+		/*
+		 * Locked by another process past HTTP_BUSY_MS: 503 with
+		 * Retry-After, which GitHub and GitLab redeliver, rather than
+		 * hold the sender until its own timeout.
+		 */
+		if (db_busy(db)) {
+			fprintf(stderr, "webhook: queue %s: the database is locked; answered 503\n", queue);
+			ret = respond_unavailable(c, "the database is locked; try again later");
+		} else {
+			ret = respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, err.buf);
+		}
 		goto out;
 	}
 	{
 		json_t *o = json_object();
 
 		json_object_set_new(o, "job", json_integer(job));
-		json_object_set_new(o, "queue", json_string(q->name));
+		json_object_set_new(o, "queue", json_string(queue));
 		json_object_set_new(o, "duplicate", json_boolean(duplicate));
-		pthread_rwlock_unlock(&s->lock);
 		snprintf(location, sizeof(location), "/api/jobs/%lld", (long long)job);
 		fprintf(stderr, "webhook: %s job %lld for %s\n", duplicate ? "already have" : "queued",
-			(long long)job, json_string_value(json_object_get(o, "queue")));
-		ret = respond_json(c, duplicate ? MHD_HTTP_OK : MHD_HTTP_ACCEPTED, o, location);
+			(long long)job, queue);
+		ret = respond_json(c, duplicate ? MHD_HTTP_OK : MHD_HTTP_ACCEPTED, o, "Location", location);
 	}
 out:
+	free(queue);
 	webhook_event_release(&ev);
 	strbuf_release(&err);
 	return ret;
@@ -187,14 +280,18 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 	json_t *v = NULL;
 	enum MHD_Result ret;
 	unsigned missing = MHD_HTTP_NOT_FOUND;
+	sqlite3 *db = http_db(s);
 
+	if (!db)
+		return respond_unavailable(c, "the database cannot be opened; try again later");
 	if (!strcmp(url, "/")) {
 		struct strbuf html = STRBUF_INIT;
 
+		/* reads only: they never wait for a lock, so the configuration is held briefly */
 		pthread_rwlock_rdlock(&s->lock);
-		page_render(s->db, &s->cfg, &html);
+		page_render(db, &s->cfg, &html);
 		pthread_rwlock_unlock(&s->lock);
-		ret = respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", html.buf, NULL);
+		ret = respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", html.buf, NULL, NULL);
 		strbuf_release(&html);
 		return ret;
 	}
@@ -209,13 +306,13 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		missing = MHD_HTTP_BAD_REQUEST;
 		if ((!limit || history_parse_limit("limit", limit, &f.limit, &err) == 0) &&
 		    (!offset || history_parse_offset("offset", offset, &f.offset, &err) == 0))
-			v = history_runs(s->db, &f, &err);
+			v = history_runs(db, &f, &err);
 	} else if (!strncmp(url, "/api/runs/", 10)) {
 		char *end;
 		long long id = strtoll(url + 10, &end, 10);
 
 		if (!*end && id > 0)
-			v = history_run_report(s->db, id, &err);
+			v = history_run_report(db, id, &err);
 		else
 			strbuf_addf(&err, "'%s' is not a run number", url + 10);
 	} else if (!strncmp(url, "/api/jobs/", 10)) {
@@ -223,22 +320,22 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		long long id = strtoll(url + 10, &end, 10);
 
 		if (!*end && id > 0)
-			v = jobs_get_json(s->db, id);
+			v = jobs_get_json(db, id);
 		if (!v)
 			strbuf_addf(&err, "no job %s", url + 10);
 	} else if (!strncmp(url, "/api/patches/", 13) && url[13]) {
-		v = history_patch(s->db, url + 13, &err);
+		v = history_patch(db, url + 13, &err);
 	} else if (!strncmp(url, "/api/cases/", 11) && url[11]) {
-		v = history_case(s->db, url + 11, &err);
+		v = history_case(db, url + 11, &err);
 	} else if (!strcmp(url, "/api/regressions")) {
 		const char *open = query(c, "open");
 
-		v = history_regressions(s->db, open && strcmp(open, "0"), &err);
+		v = history_regressions(db, open && strcmp(open, "0"), &err);
 	} else {
 		strbuf_addf(&err, "no such resource: %s", url);
 	}
 	if (v)
-		ret = respond_json(c, MHD_HTTP_OK, v, NULL);
+		ret = respond_json(c, MHD_HTTP_OK, v, NULL, NULL);
 	else
 		ret = respond_error(c, missing, err.buf);
 	strbuf_release(&err);
@@ -356,16 +453,66 @@ static int start_worker(struct server *s, int64_t job, struct worker *w)
 	return 0;
 }
 
-/* Log a job state change that did not happen; @r is what the jobs_*() call returned. */
-static int job_moved(struct server *s, int64_t job, const char *what, int r)
+/*
+ * The result @r of a main-loop write, @what naming it ("job 7: marking it
+ * running"). A write that another process's lock held off past
+ * LOOP_BUSY_MS is tried again on a later turn: that is said once, when
+ * the episode begins, and its end once too (the loop turns five times a
+ * second); any other failure is said every time. Returns @r.
+ */
+static int loop_wrote(struct server *s, const char *what, int r)
 {
-	if (r < 0)
-		fprintf(stderr, "job %lld: %s: %s\n", (long long)job, what, jobs_strerror(s->db, r));
+	if (r == 0 && s->busy_since) {
+		fprintf(stderr, "database %s: writable again after %lld s\n", s->database,
+			(long long)(time(NULL) - s->busy_since));
+		s->busy_since = 0;
+	} else if (r == -EIO && db_busy(s->db)) {
+		if (!s->busy_since) {
+			s->busy_since = time(NULL);
+			fprintf(stderr, "database %s: locked by another process: %s: %s; "
+				"trying again on later turns\n", s->database, what, sqlite3_errmsg(s->db));
+		}
+	} else if (r < 0) {
+		fprintf(stderr, "%s: %s\n", what, jobs_strerror(s->db, r));
+	}
 	return r;
 }
 
+/* A job state change @r of job @job (jobs_*()); logged when it failed, as loop_wrote() says. */
+static int job_moved(struct server *s, int64_t job, const char *what, int r)
+{
+	char where[128];
+
+	snprintf(where, sizeof(where), "job %lld: %s", (long long)job, what);
+	return loop_wrote(s, where, r);
+}
+
+/*
+ * A job state change the database refused for a lock, made on a later
+ * turn: until then no other job starts (the refused one may be left
+ * 'running' without a worker).
+ */
+struct pending_move {
+	int64_t job;			/* 0: none */
+	int (*move)(sqlite3 *db, int64_t job);
+	const char *what;
+};
+
+/* Make the move @move of @job now, or keep it in @pending when the database is locked. */
+static void move_job(struct server *s, struct pending_move *pending, int64_t job,
+		     int (*move)(sqlite3 *db, int64_t job), const char *what)
+{
+	int r = job_moved(s, job, what, move(s->db, job));
+
+	if (r == -EIO && db_busy(s->db))
+		*pending = (struct pending_move){ job, move, what };
+	else
+		pending->job = 0;
+}
+
 /* How the worker ended decides the job's fate; only a verdict is final. */
-static void worker_ended(struct server *s, int64_t job, const struct child_result *res)
+static void worker_ended(struct server *s, int64_t job, const struct child_result *res,
+			 struct pending_move *pending)
 {
 	if (child_ok(res)) {
 		fprintf(stderr, "job %lld: done\n", (long long)job);
@@ -374,7 +521,7 @@ static void worker_ended(struct server *s, int64_t job, const struct child_resul
 	fprintf(stderr, "job %lld: no verdict (%s %d); %s\n", (long long)job,
 		res->signal ? "signal" : "exit status", res->signal ? res->signal : res->exit_code,
 		"will retry");
-	job_moved(s, job, "queueing it again after its worker failed", jobs_worker_failed(s->db, job));
+	move_job(s, pending, job, jobs_worker_failed, "queueing it again after its worker failed");
 }
 
 static void poll_queues(struct server *s, time_t now, time_t *next_poll)
@@ -382,6 +529,7 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 	for (size_t i = 0; i < s->cfg.n_queues; i++) {
 		const struct queue_config *q = &s->cfg.queues[i];
 		struct strbuf err = STRBUF_INIT;
+		char what[128];
 		int64_t job;
 		bool dup, pending;
 		int r;
@@ -397,9 +545,14 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 				jobs_strerror(s->db, r));
 		if (r < 0 || pending)
 			continue;
-		if (jobs_enqueue(s->db, q->name, "poll", NULL, NULL, &job, &dup, &err) < 0)
-			fprintf(stderr, "poll %s: %s\n", q->name, err.buf);
+		snprintf(what, sizeof(what), "poll %s: queueing a job", q->name);
+		r = loop_wrote(s, what, jobs_enqueue(s->db, q->name, "poll", NULL, NULL, &job, &dup, &err));
 		strbuf_release(&err);
+		if (r == -EIO && db_busy(s->db)) {
+			/* locked: this poll on the next turn, the others' after it */
+			next_poll[i] = now;
+			break;
+		}
 	}
 }
 
@@ -417,13 +570,168 @@ static void worker_status(struct server *s, int64_t job, struct strbuf *last)
 	json_decref(o);
 }
 
+static char *strdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void report_copy(struct report_config *to, const struct report_config *from)
+{
+	*to = (struct report_config){
+		.smtp = strdup_or_null(from->smtp),
+		.from = strdup_or_null(from->from),
+		.to = strdup_or_null(from->to),
+		.cc = strdup_or_null(from->cc),
+		.user = strdup_or_null(from->user),
+		.password_file = strdup_or_null(from->password_file),
+		.starttls = from->starttls,
+	};
+}
+
+static void report_release(struct report_config *report)
+{
+	free(report->smtp);
+	free(report->from);
+	free(report->to);
+	free(report->cc);
+	free(report->user);
+	free(report->password_file);
+}
+
+static bool notifier_stopping(struct notifier *n)
+{
+	bool stop;
+
+	pthread_mutex_lock(&n->mutex);
+	stop = n->stop;
+	pthread_mutex_unlock(&n->mutex);
+	return stop;
+}
+
+/*
+ * The notifier: sends what the outbox has due, then sleeps until woken
+ * (a worker ended: its verdict may have added rows) or for
+ * NOTIFIER_PERIOD_SEC. A receiver that never answers holds this thread
+ * for OUTBOX_TIMEOUT_SEC, never the main loop.
+ */
+static void *notifier_main(void *arg)
+{
+	struct server *s = arg;
+	struct notifier *n = &s->notifier;
+
+	pthread_mutex_lock(&n->mutex);
+	while (!n->stop) {
+		struct report_config report;
+		struct timespec deadline;
+
+		n->woken = false;
+		pthread_mutex_unlock(&n->mutex);
+		/*
+		 * A copy of [report], taken with the read lock held only for
+		 * the copy: a delivery takes up to OUTBOX_TIMEOUT_SEC, and a
+		 * reload (the main loop, a writer) waiting behind a reader
+		 * that long would stop the loop and its watchdog pings. A
+		 * reload during the delivery applies from the next one.
+		 */
+		pthread_rwlock_rdlock(&s->lock);
+		report_copy(&report, &s->cfg.report);
+		pthread_rwlock_unlock(&s->lock);
+		/* one at a time, so that a stop waits for one delivery at most */
+		for (int i = 0; i < NOTIFIER_BATCH && !notifier_stopping(n); i++)
+			if (outbox_deliver(n->db, &report, 1) <= 0)
+				break;
+		report_release(&report);
+		pthread_mutex_lock(&n->mutex);
+		if (n->stop || n->woken)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += NOTIFIER_PERIOD_SEC;
+		while (!n->stop && !n->woken &&
+		       pthread_cond_timedwait(&n->wake, &n->mutex, &deadline) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&n->mutex);
+	return NULL;
+}
+
+static void notifier_wake(struct notifier *n)
+{
+	pthread_mutex_lock(&n->mutex);
+	n->woken = true;
+	pthread_cond_signal(&n->wake);
+	pthread_mutex_unlock(&n->mutex);
+}
+
+/* The notifier thread, with its own connection. 0, or -errno with @err. */
+static int notifier_start(struct server *s, struct strbuf *err)
+{
+	struct notifier *n = &s->notifier;
+	pthread_condattr_t attr;
+	int r;
+
+	r = db_open_timeout(s->database, NOTIFIER_BUSY_MS, &n->db, err);
+	if (r < 0)
+		return r;
+	pthread_mutex_init(&n->mutex, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&n->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	r = pthread_create(&n->thread, NULL, notifier_main, s);
+	if (r) {
+		strbuf_addf(err, "cannot start the notifier thread: %s", strerror(r));
+		return -r;
+	}
+	n->started = true;
+	return 0;
+}
+
+/*
+ * Stop the notifier and wait for it: at most one delivery in flight
+ * (OUTBOX_TIMEOUT_SEC) and the recording of its attempt (NOTIFIER_BUSY_MS).
+ */
+static void notifier_stop(struct server *s)
+{
+	struct notifier *n = &s->notifier;
+
+	if (n->started) {
+		pthread_mutex_lock(&n->mutex);
+		n->stop = true;
+		pthread_cond_signal(&n->wake);
+		pthread_mutex_unlock(&n->mutex);
+		pthread_join(n->thread, NULL);
+		pthread_cond_destroy(&n->wake);
+		pthread_mutex_destroy(&n->mutex);
+		n->started = false;
+	}
+	db_close(n->db);
+	n->db = NULL;
+}
+
+static uint64_t monotonic_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * The main loop. Every step of a turn is bounded well under a second: a
+ * child is looked at without waiting, a write waits LOOP_BUSY_MS at most
+ * for a lock (and is tried again on a later turn), and nothing here
+ * touches the network (the notifier thread does). The watchdog is pinged
+ * at the end of a turn, and only there: a loop that stops turning stops
+ * the pings, and systemd restarts the daemon.
+ */
 static int serve_loop(struct server *s)
 {
 	time_t next_poll[CONFIG_MAX_QUEUES] = { 0 };
 	struct worker worker = { .job = 0 };
+	struct pending_move pending = { .job = 0 };
 	struct child_result res;
-	uint64_t watchdog_usec = 0;
-	time_t last_ping = 0, last_status = 0;
+	uint64_t watchdog_usec = 0, last_ping = 0;
+	time_t last_status = 0;
 	struct strbuf status = STRBUF_INIT;
 
 	sd_watchdog_enabled(0, &watchdog_usec);
@@ -449,22 +757,27 @@ static int serve_loop(struct server *s)
 			strbuf_release(&err);
 			sd_notify(0, "READY=1");
 		}
+		if (pending.job)
+			move_job(s, &pending, pending.job, pending.move, pending.what);
 		if (worker.job && child_wait(&worker.child, 0, &res) == 1) {
-			worker_ended(s, worker.job, &res);
+			worker_ended(s, worker.job, &res, &pending);
 			worker.job = 0;
 			sd_notify(0, "STATUS=idle");
+			/* its verdict came with its notifications */
+			notifier_wake(&s->notifier);
 		}
 		pthread_rwlock_rdlock(&s->lock);
 		poll_queues(s, now, next_poll);
-		if (!worker.job) {
+		if (!worker.job && !pending.job) {
 			int64_t job = 0;
 			int r = jobs_next_queued(s->db, &job);
 
 			if (r < 0)
 				fprintf(stderr, "looking for a queued job: %s\n", jobs_strerror(s->db, r));
+			/* locked: it stays queued, and is started on a later turn */
 			if (job && job_moved(s, job, "marking it running", jobs_start(s->db, job)) == 0) {
 				if (start_worker(s, job, &worker) < 0) {
-					job_moved(s, job, "queueing it again", jobs_requeue(s->db, job));
+					move_job(s, &pending, job, jobs_requeue, "queueing it again");
 				} else {
 					sd_notifyf(0, "STATUS=gating job %lld (building and booting)", (long long)job);
 					fprintf(stderr, "job %lld: started worker %d\n", (long long)job,
@@ -476,11 +789,10 @@ static int serve_loop(struct server *s)
 			worker_status(s, worker.job, &status);
 			last_status = now;
 		}
-		outbox_deliver(s->db, &s->cfg.report, 5);
 		pthread_rwlock_unlock(&s->lock);
-		if (watchdog_usec && now - last_ping >= (time_t)(watchdog_usec / 2000000)) {
+		if (watchdog_usec && monotonic_usec() - last_ping >= watchdog_usec / 2) {
 			sd_notify(0, "WATCHDOG=1");
-			last_ping = now;
+			last_ping = monotonic_usec();
 		}
 		usleep(200000);
 	}
@@ -488,10 +800,12 @@ static int serve_loop(struct server *s)
 	strbuf_release(&status);
 	if (worker.job) {
 		child_kill(&worker.child, &res);
-		/* interrupted: it runs again after the restart */
+		/* interrupted: it runs again after the restart (jobs_recover() if this fails) */
 		job_moved(s, worker.job, "queueing it again for after the restart",
 			  jobs_interrupted(s->db, worker.job));
 	}
+	if (pending.job)
+		job_moved(s, pending.job, pending.what, pending.move(s->db, pending.job));
 	return 0;
 }
 
@@ -499,37 +813,66 @@ int serve_run(struct gate_config *cfg, struct strbuf *err)
 {
 	struct server s;
 	struct sigaction sa = { .sa_handler = on_signal };
+	pthread_rwlockattr_t attr;
 	int r;
 
 	memset(&s, 0, sizeof(s));
 	s.cfg = *cfg;
-	pthread_rwlock_init(&s.lock, NULL);
+	s.database = xstrdup(cfg->database);
+	/*
+	 * A reload (the main loop's write lock) must not wait behind a
+	 * stream of readers (HTTP threads): a waiting writer goes first.
+	 * No thread takes the read lock twice, so this cannot deadlock.
+	 */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&s.lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	r = db_open(s.cfg.database, &s.db, err);
+	/* the schema brought up to date here, waiting as long as that takes */
+	r = db_open(s.database, &s.db, err);
 	if (r < 0)
 		goto out;
 	/* a job 'running' now was interrupted by a crash or a kill: again */
 	r = jobs_recover(s.db);
 	if (r < 0) {
-		strbuf_addf(err, "%s: queueing again the jobs a crash interrupted: %s", s.cfg.database,
+		strbuf_addf(err, "%s: queueing again the jobs a crash interrupted: %s", s.database,
 			    jobs_strerror(s.db, r));
 		goto out;
 	}
+	/* from now on the main loop's writes wait a moment only */
+	sqlite3_busy_timeout(s.db, LOOP_BUSY_MS);
+	r = pthread_key_create(&s.http_db, http_db_close);
+	if (r) {
+		strbuf_addf(err, "cannot make the HTTP threads' database key: %s", strerror(r));
+		r = -r;
+		goto out;
+	}
+	s.http_db_key = true;
+	r = notifier_start(&s, err);
+	if (r < 0)
+		goto out;
 	r = start_http(&s, err);
 	if (r < 0)
 		goto out;
 	fprintf(stderr, "backport-gate serve: listening on http://%s:%u/, %zu queues, database %s\n",
-		s.cfg.listen_host, s.cfg.listen_port, s.cfg.n_queues, s.cfg.database);
+		s.cfg.listen_host, s.cfg.listen_port, s.cfg.n_queues, s.database);
 	sd_notify(0, "READY=1\nSTATUS=idle");
 	serve_loop(&s);
 	r = 0;
 out:
+	/* the HTTP threads end here, each closing its connection */
 	if (s.httpd)
 		MHD_stop_daemon(s.httpd);
+	notifier_stop(&s);
+	if (s.http_db_key)
+		pthread_key_delete(s.http_db);
 	db_close(s.db);
+	free(s.database);
+	pthread_rwlock_destroy(&s.lock);
 	/* a reload may have replaced it: the caller releases the latest */
 	*cfg = s.cfg;
 	return r;

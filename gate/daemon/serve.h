@@ -7,6 +7,18 @@
  * HTTP side down, and a kill of the daemon takes its worker with it
  * (PR_SET_PDEATHSIG).
  *
+ * Threads: the main loop, libmicrohttpd's pool and the notifier (which
+ * sends the outbox, daemon/outbox.h). Each has its own SQLite connection;
+ * in WAL mode reads never wait, and a write waits for another process's
+ * lock only as long as its thread may: the main loop 200 ms (the write is
+ * tried again on a later turn), a webhook 500 ms (then 503 with
+ * Retry-After), the notifier 15 s. Nothing on the main loop waits on the
+ * network, a child or a lock for more than that, and the systemd
+ * watchdog is pinged at the end of a turn only, every half WatchdogSec.
+ * The configuration is read under a read-write lock that no thread
+ * holds while it waits for the network or a database lock, so a reload
+ * (the main loop, the writer) never waits long.
+ *
  * Jobs live in SQLite (record/jobs.h): a job found 'running' at start was interrupted and
  * is queued again; a verdict is recorded, with its outbox rows, in one
  * transaction, so nothing half-done is ever reported or sent.

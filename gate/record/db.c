@@ -9,8 +9,6 @@
 #include "basic/sql.h"
 #include "record/db.h"
 
-#define BUSY_TIMEOUT_MS 30000
-
 int db_error(sqlite3 *db, const char *what, struct strbuf *err)
 {
 	if (err)
@@ -48,6 +46,18 @@ static int user_version(sqlite3 *db, int *ret)
 
 int db_open(const char *path, sqlite3 **ret_db, struct strbuf *err)
 {
+	return db_open_timeout(path, DB_BUSY_TIMEOUT_MS, ret_db, err);
+}
+
+bool db_busy(sqlite3 *db)
+{
+	int rc = sqlite3_errcode(db);
+
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+int db_open_timeout(const char *path, int busy_timeout_ms, sqlite3 **ret_db, struct strbuf *err)
+{
 	sqlite3 *db = NULL;
 	int version = 0, r;
 
@@ -58,7 +68,7 @@ int db_open(const char *path, sqlite3 **ret_db, struct strbuf *err)
 		sqlite3_close(db);
 		return -EIO;
 	}
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(db, busy_timeout_ms);
 	r = exec(db, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
 		 path, err);
 	if (r == 0)
@@ -105,7 +115,7 @@ int db_open_readonly(const char *path, sqlite3 **ret_db, struct strbuf *err)
 		strbuf_addf(err, "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		goto out;
 	}
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(db, DB_BUSY_TIMEOUT_MS);
 	if (user_version(db, &version) < 0) {
 		strbuf_addf(err, "cannot read %s: %s", path, sqlite3_errmsg(db));
 		goto out;

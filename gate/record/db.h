@@ -4,6 +4,13 @@
  * time and applied in order; user_version is the number applied). WAL, a
  * busy timeout, foreign keys on.
  *
+ * A connection belongs to one thread: the daemon opens one per thread
+ * (its main loop, each HTTP thread, the notifier), each with a busy
+ * timeout as long as that thread may wait on another process's lock. In
+ * WAL mode a reader is never blocked by a writer (even one that holds
+ * BEGIN EXCLUSIVE); only a write waits, up to the busy timeout, and then
+ * fails with SQLITE_BUSY (db_busy()).
+ *
  * Builds and boots are stored per (git tree, config, suite): any run that
  * reaches a tree already tested reuses the result instead of building.
  */
@@ -24,8 +31,16 @@ struct db_migration {
 extern const struct db_migration db_migrations[];
 extern const size_t db_migration_count;
 
+/* A write waits this long for another connection's lock, unless told otherwise. */
+#define DB_BUSY_TIMEOUT_MS 30000
+
 /* Open (creating) @path and bring its schema up to date. 0 or -errno, @err. */
 int db_open(const char *path, sqlite3 **ret_db, struct strbuf *err);
+/*
+ * db_open(), the connection's writes waiting at most @busy_timeout_ms
+ * for a lock (the schema update, when one is needed, waits the same).
+ */
+int db_open_timeout(const char *path, int busy_timeout_ms, sqlite3 **ret_db, struct strbuf *err);
 /*
  * Open @path read-only, for asking the record: no database is created
  * where a path was mistyped, and none is migrated (a daemon may own it;
@@ -92,6 +107,12 @@ int db_boot_put(sqlite3 *db, const struct tree_key *key, const struct db_boot *b
 int db_begin(sqlite3 *db);
 int db_commit(sqlite3 *db);
 int db_rollback(sqlite3 *db);
+
+/*
+ * Did the last call on @db fail because another connection held the lock
+ * past the busy timeout (SQLITE_BUSY, SQLITE_LOCKED)?
+ */
+bool db_busy(sqlite3 *db);
 
 /* Turn the last SQLite error into a message. */
 int db_error(sqlite3 *db, const char *what, struct strbuf *err);

@@ -3,7 +3,10 @@
  * An LD_PRELOAD library for tests/faults.sh, so a kill -9 can land at an
  * exact statement of the real gate: when a statement that starts with
  * $BG_STALL_SQL is prepared, it creates the file $BG_STALL_MARK and
- * sleeps until killed. Unset, it passes every call through.
+ * sleeps until killed (only that thread: the process's others go on).
+ * With $BG_STALL_ARM set, only once the file it names exists (tests/loop.sh
+ * lets the daemon's main loop turn first). Unset, it passes every call
+ * through.
  *
  *   gcc -shared -fPIC -o stall-sql.so tests/tools/stall-sql.c -ldl
  */
@@ -20,11 +23,13 @@ int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **ret_s
 {
 	static int (*real)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **);
 	const char *prefix = getenv("BG_STALL_SQL"), *mark = getenv("BG_STALL_MARK");
+	const char *arm = getenv("BG_STALL_ARM");
 
 	if (!real)
 		real = (int (*)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **))
 			dlsym(RTLD_NEXT, "sqlite3_prepare_v2");
-	if (prefix && mark && !strncmp(sql, prefix, strlen(prefix))) {
+	if (prefix && mark && !strncmp(sql, prefix, strlen(prefix)) &&
+	    (!arm || access(arm, F_OK) == 0)) {
 		int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 
 		if (fd >= 0)
