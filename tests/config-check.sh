@@ -15,6 +15,7 @@ queue=$top/patches/queues/config-check
 header=isofs-let-isofs_name_translate-keep-the-case.patch
 call=exec-binfmt_script-let-lsms-check-the-interpreter.patch
 comment=isofs-namei-capitalise-a-comment.patch
+kvm=kvm-pfncache-say-file-not-module.patch
 
 # run ARGS...: sets status, err; the JSON report in $tmp/report.json.
 run() {
@@ -63,7 +64,10 @@ expect_eq "with --config-check amd64: the header change and the call are dropped
 	"$header $call" "$(field '.drop | join(" ")')"
 expect_eq "with --config-check amd64: both for build" "build build" \
 	"$(field '[.patches[] | select(.status == "drop") | .reason] | join(" ")')"
-expect_eq "with --config-check amd64: the harmless change is kept" ok "$(patch "$comment" .status)"
+expect_eq "with --config-check amd64: the harmless changes are kept" "ok ok" \
+	"$(patch "$comment" .status) $(patch "$kvm" .status)"
+expect_eq "an object kbuild reaches through '..': found and compiled" "virt/kvm/pfncache.o" \
+	"$(patch "$kvm" '.compile_check.configs[0].objects | join(" ")')"
 expect_contains "the call: the evidence names the config" "config amd64 (" "$(patch "$call" .evidence)"
 expect_contains "the call: the evidence quotes the compiler at its line" \
 	"fs/binfmt_script.c:" "$(patch "$call" .evidence)"
@@ -93,8 +97,8 @@ echo "# with --config-check amd64: $took s, $(field .stats.compile_objects) obje
 run --queue "$queue" --config-check amd64 --config-check none
 expect_eq "--config-check none: exit status 0" 0 "$status"
 expect_eq "--config-check none: nothing dropped" "" "$(field '.drop | join(" ")')"
-expect_eq "--config-check none: isofs is not exercised, the call is ok" \
-	"not-exercised not-exercised ok" "$(field '[.patches[].status] | join(" ")')"
+expect_eq "--config-check none: isofs and kvm are not exercised, the call is ok" \
+	"not-exercised not-exercised ok not-exercised" "$(field '[.patches[].status] | join(" ")')"
 expect_eq "--config-check none: no compile check in the report" null "$(field .config_checks)"
 
 # A queue that touches nothing a config builds compiles nothing.

@@ -65,6 +65,42 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* Fold "dir/../" and "./" out of the relative @path, in place. */
+static void fold_path(char *path)
+{
+	char *out = path, *in = path;
+
+	while (*in) {
+		if (strncmp(in, "./", 2) == 0 && (in == path || in[-1] == '/')) {
+			in += 2;
+		} else if (strncmp(in, "../", 3) == 0 && (in == path || in[-1] == '/') &&
+			   out > path) {
+			out--;
+			while (out > path && out[-1] != '/')
+				out--;
+			in += 3;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * The make target of object @o under @c: @o itself, or the name kbuild
+ * gives it when its Makefile reaches it through ".." (arch/x86/kvm builds
+ * virt/kvm's objects as arch/x86/kvm/../../../virt/kvm/x.o).
+ */
+static const char *object_target(const struct cc_config *c, const char *o)
+{
+	size_t n = strlen(o);
+
+	for (size_t i = 0; i < c->aliases.n; i++)
+		if (strncmp(c->aliases.items[i], o, n) == 0 && c->aliases.items[i][n] == ' ')
+			return c->aliases.items[i] + n + 1;
+	return o;
+}
+
 void cc_plan_release(struct cc_plan *plan)
 {
 	for (size_t i = 0; i < COMPILE_CHECK_CONFIGS_MAX; i++)
@@ -184,6 +220,7 @@ void compile_check_close(struct compile_check *cc)
 		free(cc->configs[i].path);
 		free(cc->configs[i].dir);
 		strlist_release(&cc->configs[i].objects);
+		strlist_release(&cc->configs[i].aliases);
 		strlist_release(&cc->configs[i].base_failing);
 	}
 	if (cc->src_open)
@@ -261,7 +298,7 @@ static int checkout(struct compile_check *cc, const git_oid *commit, struct strb
  * " -o path.o " in the dry run's commands (@log, about 180 MB for Debian's
  * amd64 config, read a line at a time): the objects the config builds.
  */
-static int read_objects(const char *log, struct strlist *out)
+static int read_objects(const char *log, struct strlist *out, struct strlist *aliases)
 {
 	FILE *f = fopen(log, "re");
 	size_t cap = 0;
@@ -276,14 +313,28 @@ static int read_objects(const char *log, struct strlist *out)
 			while (*end && *end != ' ' && *end != '\n' && *end != ';')
 				end++;
 			if (end - start > 2 && end[-2] == '.' && end[-1] == 'o' && *start != '/' &&
-			    *start != '$')
-				strlist_appendn(out, start, (size_t)(end - start));
+			    *start != '$') {
+				char *target = xstrndup(start, (size_t)(end - start));
+				char *folded = xstrdup(target);
+
+				fold_path(folded);
+				strlist_append(out, folded);
+				if (strcmp(folded, target) != 0) {
+					char *alias = xasprintf("%s %s", folded, target);
+
+					strlist_append(aliases, alias);
+					free(alias);
+				}
+				free(folded);
+				free(target);
+			}
 			p = end;
 		}
 	}
 	free(line);
 	fclose(f);
 	strlist_sort_unique(out);
+	strlist_sort_unique(aliases);
 	return 0;
 }
 
@@ -306,10 +357,23 @@ static int prepare_config(struct compile_check *cc, struct cc_config *c, struct 
 		strbuf_addf(err, "config-check: cannot read the base tree");
 		goto out;
 	}
-	strbuf_addf(&want, "config %s\nbase %s\n", c->stamp, base_tree);
+	/* "objects 2": the list folds ".." paths (object_target()) */
+	strbuf_addf(&want, "objects 2\nconfig %s\nbase %s\n", c->stamp, base_tree);
 	strbuf_read_file(&have, stamp_path);
 	if (strcmp(want.buf, have.buf) == 0 && strbuf_read_file(&text, objects_path) == 0) {
-		strlist_split_lines(&c->objects, text.buf);
+		struct strlist lines = STRLIST_INIT;
+
+		/* "object" or "object make-target" (object_target()) per line */
+		strlist_split_lines(&lines, text.buf);
+		for (size_t i = 0; i < lines.n; i++) {
+			char *space = strchr(lines.items[i], ' ');
+
+			if (space)
+				strlist_append(&c->aliases, lines.items[i]);
+			strlist_appendn(&c->objects, lines.items[i],
+					space ? (size_t)(space - lines.items[i]) : strlen(lines.items[i]));
+		}
+		strlist_release(&lines);
 		strlist_sort_unique(&c->objects);
 		if (c->objects.n) {
 			c->ready = true;
@@ -368,7 +432,7 @@ static int prepare_config(struct compile_check *cc, struct cc_config *c, struct 
 	if (r < 0)
 		goto out;
 	/* the dry run ends with an error (nothing it names was built): its commands count */
-	r = read_objects(dry_log, &c->objects);
+	r = read_objects(dry_log, &c->objects, &c->aliases);
 	if (r == 0 && !c->objects.n)
 		r = -ENODATA;
 	if (r < 0) {
@@ -378,8 +442,14 @@ static int prepare_config(struct compile_check *cc, struct cc_config *c, struct 
 	}
 	unlink(dry_log);
 	strbuf_reset(&text);
-	for (size_t i = 0; i < c->objects.n; i++)
-		strbuf_addf(&text, "%s\n", c->objects.items[i]);
+	for (size_t i = 0; i < c->objects.n; i++) {
+		const char *target = object_target(c, c->objects.items[i]);
+
+		if (target == c->objects.items[i])
+			strbuf_addf(&text, "%s\n", target);
+		else
+			strbuf_addf(&text, "%s %s\n", c->objects.items[i], target);
+	}
 	r = strbuf_write_file(&text, objects_path);
 	if (r == 0)
 		r = strbuf_write_file(&want, stamp_path);
@@ -455,23 +525,7 @@ static char *resolve_include(const struct include_index *ix, const char *from,
 	if (quoted) {
 		const char *slash = strrchr(from, '/');
 		char *path = xasprintf("%.*s/%s", slash ? (int)(slash - from) : 0, from, name);
-		char *out = path, *in = path;
-
-		/* fold "dir/../" and "./" */
-		while (*in) {
-			if (strncmp(in, "./", 2) == 0 && (in == path || in[-1] == '/')) {
-				in += 2;
-			} else if (strncmp(in, "../", 3) == 0 && (in == path || in[-1] == '/') &&
-				   out > path) {
-				out--;
-				while (out > path && out[-1] != '/')
-					out--;
-				in += 3;
-			} else {
-				*out++ = *in++;
-			}
-		}
-		*out = '\0';
+		fold_path(path);
 		if (sorted_has(&ix->known, path))
 			return path;
 		free(path);
@@ -710,8 +764,13 @@ static void failed_objects(const char *log, struct strlist *out)
 			break;
 		colon = memrchr(p, ' ', (size_t)(end - p));
 		colon = colon ? colon + 1 : p;
-		if (end - colon > 2 && end[-2] == '.' && end[-1] == 'o')
-			strlist_appendn(out, colon, (size_t)(end - colon));
+		if (end - colon > 2 && end[-2] == '.' && end[-1] == 'o') {
+			char *o = xstrndup(colon, (size_t)(end - colon));
+
+			fold_path(o);
+			strlist_append(out, o);
+			free(o);
+		}
 		p = end;
 	}
 	strlist_sort_unique(out);
@@ -753,10 +812,11 @@ static void first_error_of(const char *src, const char *log, const struct strlis
 			line += prefix + 1;
 		if ((strstr(line, ": error: ") || strstr(line, ": fatal error: ")) &&
 		    (colon = strchr(line, ':'))) {
-			char *file = xstrndup(line, (size_t)(colon - line));
-			char *o = ends_with(file, ".c") || ends_with(file, ".S")
-				  ? xasprintf("%.*so", (int)strlen(file) - 1, file) : NULL;
+			char *file = xstrndup(line, (size_t)(colon - line)), *o = NULL;
 
+			fold_path(file);
+			if (ends_with(file, ".c") || ends_with(file, ".S"))
+				o = xasprintf("%.*so", (int)strlen(file) - 1, file);
 			if (!first)
 				first = xstrdup(line);
 			if (o && strlist_has(objects, o)) {
@@ -790,7 +850,7 @@ static int compile(struct compile_check *cc, struct cc_config *c, const struct s
 
 	targets[n++] = "-k";
 	for (size_t i = 0; i < objects->n; i++)
-		targets[n++] = objects->items[i];
+		targets[n++] = object_target(c, objects->items[i]);
 	targets[n] = NULL;
 	r = kernel_make(cc->env, cc->src.workdir, c->dir, targets, log, cc->env->build_timeout,
 			NULL, NULL, &res, err);

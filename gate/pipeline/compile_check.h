@@ -57,7 +57,8 @@ struct cc_config {
 	char stamp[65];		/* sha256 of @path's bytes */
 	char *dir;		/* <env->dir>/cc/<name> */
 	bool ready;		/* prepared for the base, @objects read */
-	struct strlist objects;	/* sorted: every object the config builds */
+	struct strlist objects;	/* sorted: every object the config builds, paths folded */
+	struct strlist aliases;	/* "object make-target" where kbuild names it through ".." */
 	struct strlist base_failing;	/* objects that fail on base too */
 };
 
