@@ -107,9 +107,9 @@ serve_watched "$tmp/gate.conf" "$tmp/serve.log" "$tmp/notify.sock" 30000000
 daemon=$watched
 wait_for 10 answers "$base" || fail "the daemon answers on $base (log: $(tail -n 3 "$tmp/serve.log"))"
 # The rows a verdict's transaction writes (record/jobs.h), without a
-# kernel build: a run, its job, its notification. And a job tried 22 s
-# ago, which the main loop may start again (30 s after) while the lock
-# is held.
+# kernel build: a run, its job, its notification. And a job whose failed
+# attempt makes it wait 8 s more (its next_try_at, record/jobs.h), which
+# the main loop may start again while the lock is held.
 sqlite3 "$db" "
 	INSERT INTO snapshot (queue, source, content_hash) VALUES ('queue-6.1', '$tmp/no-such-queue', 'loop');
 	INSERT INTO run (snapshot_id, base, suite, verdict, error, finished_at)
@@ -117,8 +117,9 @@ sqlite3 "$db" "
 			strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));
 	INSERT INTO job (queue, trigger, state, attempts, run_id) VALUES ('hooked', 'webhook', 'done', 1, last_insert_rowid());
 	INSERT INTO outbox (run_id, url, body, state) SELECT run_id, 'http://127.0.0.1:$tport/hook', '{\"run\": 1}', 'pending' FROM job;
-	INSERT INTO job (queue, trigger, state, attempts, started_at)
-		VALUES ('hooked', 'poll', 'queued', 1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-22 seconds'));"
+	INSERT INTO job (queue, trigger, state, attempts, started_at, next_try_at)
+		VALUES ('hooked', 'poll', 'queued', 1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-22 seconds'),
+			strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+8 seconds'));"
 waiting=$(sqlite3 "$db" "SELECT MAX(id) FROM job")
 wait_for 10 grep -q 'accepted 1' "$tmp/tarpit.log"
 expect_contains "the notifier posts to the receiver that never answers" "accepted 1" "$(cat "$tmp/tarpit.log")"

@@ -263,35 +263,45 @@ expect_eq "poll: unchanged content makes no new run" "$((runs_before + 1))" \
 expect_eq "poll: polls do not pile up" 1 \
 	"$(sqlite3 "$tmp/gate.db" "SELECT COUNT(*) <= 1 FROM job WHERE state IN ('queued', 'running')")"
 
-# A failed attempt is retried 30 s after it ended, not after it started.
-# Two jobs whose first attempts both started 2 minutes ago, as the daemon
-# leaves them when a worker dies without a verdict: the one that ended
-# 60 s ago runs at once, the one that ended just now waits its 30 s even
-# though it is the older job.
+# A failed attempt is retried at its next_try_at (record/jobs.h: 30 s
+# after the first failure, doubling after each further one), and the page
+# and the API say when and why while it waits. Two jobs whose first
+# attempts failed, as the daemon leaves them when a worker dies without a
+# verdict: the one due 30 s ago runs at once, the one due in 30 s waits
+# although it is the older job.
 sed -i 's/^\tpoll = 2$/\tpoll = 0/' "$tmp/gate.conf"
 kill "$daemon"
 wait "$daemon" 2>/dev/null
 failed_job() { # epoch the attempt ended -> the job's id
-	sqlite3 "$tmp/gate.db" "INSERT INTO job (queue, trigger, state, attempts, error, started_at, finished_at)
-		VALUES ('stable-6.1', 'webhook', 'queued', 1, 'the worker ended without a verdict',
+	sqlite3 "$tmp/gate.db" "INSERT INTO job (queue, trigger, state, attempts, error, started_at, finished_at,
+			first_failed_at, next_try_at)
+		VALUES ('stable-6.1', 'webhook', 'queued', 1, 'build: No space left on device',
 			strftime('%Y-%m-%dT%H:%M:%SZ', $(($1 - 120)), 'unixepoch'),
-			strftime('%Y-%m-%dT%H:%M:%SZ', $1, 'unixepoch'));
+			strftime('%Y-%m-%dT%H:%M:%SZ', $1, 'unixepoch'),
+			strftime('%Y-%m-%dT%H:%M:%SZ', $1, 'unixepoch'),
+			strftime('%Y-%m-%dT%H:%M:%SZ', $(($1 + 30)), 'unixepoch'));
 		SELECT last_insert_rowid()"
 }
 ended=$(date +%s)
 recent=$(failed_job "$ended")
 earlier=$(failed_job "$((ended - 60))")
+due=$(date -u -d "@$((ended + 30))" +%Y-%m-%dT%H:%M:%SZ)
 start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon restarts"
-expect_eq "retry: the attempt that ended 60 s ago runs again at once" "done 2" \
+expect_eq "retry: the API says when the waiting job's next try is due and why" \
+	"queued $due build: No space left on device" \
+	"$(curl -s "$base/api/jobs/$recent" | jq -r '"\(.state) \(.next_try_at) \(.error)"')"
+expect_contains "retry: the page says when and why" \
+	"next try at $due (attempt 2): build: No space left on device" "$(curl -s "$base/")"
+expect_eq "retry: the job due 30 s ago runs again at once" "done 2" \
 	"$(wait_job "$earlier") $(curl -s "$base/api/jobs/$earlier" | jq -r .attempts)"
 waited=$(($(date +%s) - ended))
 if [ "$waited" -lt 28 ]; then
-	expect_eq "retry: the attempt that just ended still waits (checked ${waited} s after it ended)" "queued 1" \
+	expect_eq "retry: the job not yet due still waits (checked ${waited} s after it failed)" "queued 1" \
 		"$(curl -s "$base/api/jobs/$recent" | jq -r '"\(.state) \(.attempts)"')"
 else
 	fail "retry: the first job took $waited s, too long to see the second one wait"
 fi
-expect_eq "retry: the attempt that just ended runs again in the end" "done 2" \
+expect_eq "retry: the job not yet due runs again in the end" "done 2" \
 	"$(wait_job "$recent") $(curl -s "$base/api/jobs/$recent" | jq -r .attempts)"
-expect_eq "retry: it started 30 to 40 s after its attempt ended" 1 \
+expect_eq "retry: it started at its next try, 30 to 40 s after its attempt ended" 1 \
 	"$(sqlite3 "$tmp/gate.db" "SELECT strftime('%s', started_at) - $ended BETWEEN 30 AND 40 FROM job WHERE id = $recent")"

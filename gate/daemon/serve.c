@@ -494,15 +494,27 @@ static int job_moved(struct server *s, int64_t job, const char *what, int r)
  */
 struct pending_move {
 	int64_t job;			/* 0: none */
-	int (*move)(sqlite3 *db, int64_t job);
+	int (*move)(struct server *s, int64_t job);
 	const char *what;
 };
 
+/* The moves that wait before the next try (record/jobs.h), as of now. */
+static int requeue_job(struct server *s, int64_t job)
+{
+	return jobs_requeue(s->db, job, time(NULL));
+}
+
+/* s->cfg without the lock: only this thread, the loop's, replaces it. */
+static int retry_job(struct server *s, int64_t job)
+{
+	return jobs_worker_failed(s->db, job, s->cfg.retry_max, time(NULL));
+}
+
 /* Make the move @move of @job now, or keep it in @pending when the database is locked. */
 static void move_job(struct server *s, struct pending_move *pending, int64_t job,
-		     int (*move)(sqlite3 *db, int64_t job), const char *what)
+		     int (*move)(struct server *s, int64_t job), const char *what)
 {
-	int r = job_moved(s, job, what, move(s->db, job));
+	int r = job_moved(s, job, what, move(s, job));
 
 	if (r == -EIO && db_busy(s->db))
 		*pending = (struct pending_move){ job, move, what };
@@ -520,8 +532,8 @@ static void worker_ended(struct server *s, int64_t job, const struct child_resul
 	}
 	fprintf(stderr, "job %lld: no verdict (%s %d); %s\n", (long long)job,
 		res->signal ? "signal" : "exit status", res->signal ? res->signal : res->exit_code,
-		"will retry");
-	move_job(s, pending, job, jobs_worker_failed, "queueing it again after its worker failed");
+		"will retry until retry-max");
+	move_job(s, pending, job, retry_job, "queueing it again after its worker failed");
 }
 
 static void poll_queues(struct server *s, time_t now, time_t *next_poll)
@@ -770,14 +782,14 @@ static int serve_loop(struct server *s)
 		poll_queues(s, now, next_poll);
 		if (!worker.job && !pending.job) {
 			int64_t job = 0;
-			int r = jobs_next_queued(s->db, &job);
+			int r = jobs_next_queued(s->db, now, &job);
 
 			if (r < 0)
 				fprintf(stderr, "looking for a queued job: %s\n", jobs_strerror(s->db, r));
 			/* locked: it stays queued, and is started on a later turn */
 			if (job && job_moved(s, job, "marking it running", jobs_start(s->db, job)) == 0) {
 				if (start_worker(s, job, &worker) < 0) {
-					move_job(s, &pending, job, jobs_requeue, "queueing it again");
+					move_job(s, &pending, job, requeue_job, "queueing it again");
 				} else {
 					sd_notifyf(0, "STATUS=gating job %lld (building and booting)", (long long)job);
 					fprintf(stderr, "job %lld: started worker %d\n", (long long)job,
@@ -805,7 +817,7 @@ static int serve_loop(struct server *s)
 			  jobs_interrupted(s->db, worker.job));
 	}
 	if (pending.job)
-		job_moved(s, pending.job, pending.what, pending.move(s->db, pending.job));
+		job_moved(s, pending.job, pending.what, pending.move(s, pending.job));
 	return 0;
 }
 

@@ -39,6 +39,22 @@ static void url_segment(struct strbuf *out, const char *s)
 	}
 }
 
+/* "next try at ... (attempt N): REASON" for @q's job waiting to retry, if any. */
+static void render_retry(sqlite3 *db, const struct queue_config *q, struct strbuf *out)
+{
+	struct job_retry retry;
+
+	if (jobs_queue_retry(db, q->name, &retry) < 0 || !retry.job)
+		return;
+	strbuf_addf(out, "<p class=\"retry\">Job <a href=\"/api/jobs/%lld\">%lld</a>: next try at ",
+		    (long long)retry.job, (long long)retry.job);
+	esc(out, retry.next_try_at);
+	strbuf_addf(out, " (attempt %lld): ", retry.attempt);
+	esc(out, retry.reason);
+	strbuf_adds(out, "</p>");
+	jobs_retry_release(&retry);
+}
+
 static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbuf *out)
 {
 	char state[JOBS_STATE_MAX], pending_state[JOBS_STATE_MAX];
@@ -63,6 +79,7 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 	}
 	if (pending_state[0])
 		strbuf_addf(out, "<p class=\"pending\">A newer job is %s.</p>", pending_state);
+	render_retry(db, q, out);
 	if (jobs_running_progress(db, q->name, &progress) == 0 && progress) {
 		/* what its worker said last, a few seconds ago at most */
 		strbuf_adds(out, "<p class=\"progress\">Running: ");

@@ -95,6 +95,40 @@ static bool parse_size(const char *v, long long min, long long max, long long *r
 	return true;
 }
 
+/*
+ * A duration: whole seconds, or a number with s, m, h or d. At least one
+ * second and at most a year: a ceiling past that is a typo.
+ */
+static bool parse_duration(const char *v, long long *ret)
+{
+	static const struct { char suffix; long long seconds; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+	};
+	long long unit = 1, n;
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno)
+		return false;
+	if (*end) {
+		size_t i;
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (*end == units[i].suffix)
+				break;
+		if (i == sizeof(units) / sizeof(units[0]) || end[1])
+			return false;
+		unit = units[i].seconds;
+	}
+	if (n < 1 || n > 366LL * 86400 / unit)
+		return false;
+	*ret = n * unit;
+	return true;
+}
+
 static struct queue_config *queue_for(struct loader *l, const char *name)
 {
 	struct queue_config *q;
@@ -147,6 +181,12 @@ static void server_key(struct loader *l, const char *key, const char *value)
 			fail(l, "server", NULL, key, "'%s' is not a size between 1k and 64m", value);
 		else
 			c->max_body = (size_t)n;
+	} else if (!strcmp(key, "retry-max")) {
+		if (!parse_duration(value, &n))
+			fail(l, "server", NULL, key, "'%s' is not a duration between 1s and 366d "
+			     "(seconds, or a number with s, m, h or d)", value);
+		else
+			c->retry_max = n;
 	} else if (!strcmp(key, "drop-on-quirk")) {
 		int b;
 
@@ -390,6 +430,8 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 		ret->database = xasprintf("%s/gate.db", ret->cache);
 	if (!ret->max_body)
 		ret->max_body = 1 << 20;
+	if (!ret->retry_max)
+		ret->retry_max = CONFIG_RETRY_MAX_DEFAULT;
 	for (size_t i = 0; i < ret->n_queues; i++)
 		if (!ret->queues[i].url) {
 			strbuf_addf(err, "%s:%u: queue.%s: has no url", path,

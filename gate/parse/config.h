@@ -4,7 +4,10 @@
  * libgit2's config API (DESIGN.md, "Contracts"). A sample with every key
  * is systemd/backport-gate.conf.
  *
- *   [server]  listen, database, cache, max-body, drop-on-quirk
+ *   [server]  listen, database, cache, max-body, drop-on-quirk,
+ *             retry-max (a duration: seconds, or a number with s, m, h
+ *             or d; how long after its first failed attempt a job
+ *             without a verdict is still retried, record/jobs.h)
  *   [queue "NAME"]  url, ref, series, tree, poll, secret, notify (repeatable),
  *                   review-list (an address list: the queue's runs are
  *                   answered by mail, To: this list and [report] to),
@@ -32,6 +35,8 @@
 #define CONFIG_MAX_QUEUES 64
 #define CONFIG_MAX_NOTIFY 8
 #define CONFIG_MAX_CHECKS 8
+/* [server] retry-max when not set: 6 h. */
+#define CONFIG_RETRY_MAX_DEFAULT (6 * 3600)
 
 struct queue_config {
 	char *name;
@@ -66,6 +71,7 @@ struct gate_config {
 	char *cache;		/* default /var/cache/backport-gate */
 	size_t max_body;	/* default 1 MiB */
 	bool drop_on_quirk;
+	long long retry_max;	/* seconds; default CONFIG_RETRY_MAX_DEFAULT */
 	struct queue_config queues[CONFIG_MAX_QUEUES];
 	size_t n_queues;
 	struct report_config report;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "basic/sql.h"
 #include "basic/xalloc.h"
@@ -192,16 +193,35 @@ int jobs_for_run(sqlite3 *db, int64_t run, int64_t *ret_job)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int jobs_next_queued(sqlite3 *db, int64_t *ret_job)
+/* @t as the schema writes times: ISO 8601 UTC, to the second. */
+static void iso_time(time_t t, char ret[JOBS_TIME_MAX])
 {
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(ret, JOBS_TIME_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+long long jobs_retry_delay(long long failed_attempts)
+{
+	long long delay = JOBS_RETRY_FIRST;
+
+	for (long long i = 1; i < failed_attempts && delay < JOBS_RETRY_CAP; i++)
+		delay *= 2;
+	return delay < JOBS_RETRY_CAP ? delay : JOBS_RETRY_CAP;
+}
+
+int jobs_next_queued(sqlite3 *db, time_t now, int64_t *ret_job)
+{
+	char at[JOBS_TIME_MAX];
 	sqlite3_stmt *st;
 	int rc;
 
 	*ret_job = 0;
+	iso_time(now, at);
+	/* the text form orders as the times do */
 	if (sql_prepare(db, &st, "SELECT id FROM job WHERE state = 'queued' AND "
-			"(started_at IS NULL OR COALESCE(finished_at, started_at) < "
-			"strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 seconds')) "
-			"ORDER BY id LIMIT 1", "") < 0)
+			"(next_try_at IS NULL OR next_try_at <= ?) ORDER BY id LIMIT 1", "s", at) < 0)
 		return -EIO;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -229,7 +249,7 @@ int jobs_start(sqlite3 *db, int64_t job)
 {
 	return job_update(db, "UPDATE job SET state = 'running', attempts = attempts + 1, "
 			  "error = NULL, progress = NULL, started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
-			  "finished_at = NULL WHERE id = ?", "i", (sqlite3_int64)job);
+			  "finished_at = NULL, next_try_at = NULL WHERE id = ?", "i", (sqlite3_int64)job);
 }
 
 int jobs_set_progress(sqlite3 *db, int64_t job, const char *progress)
@@ -254,29 +274,59 @@ int jobs_running_progress(sqlite3 *db, const char *queue, char **ret_progress)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int jobs_requeue(sqlite3 *db, int64_t job)
+int jobs_requeue(sqlite3 *db, int64_t job, time_t now)
 {
-	return job_update(db, "UPDATE job SET state = 'queued' WHERE id = ?", "i",
-			  (sqlite3_int64)job);
+	char at[JOBS_TIME_MAX];
+
+	iso_time(now + JOBS_RETRY_FIRST, at);
+	return job_update(db, "UPDATE job SET state = 'queued', next_try_at = ? WHERE id = ?", "si",
+			  at, (sqlite3_int64)job);
 }
 
 /* A job no longer running (it ended another way meanwhile) is left as it is. */
-int jobs_worker_failed(sqlite3 *db, int64_t job)
+int jobs_worker_failed(sqlite3 *db, int64_t job, long long retry_max, time_t now)
 {
-	return sql_exec(db, "UPDATE job SET state = CASE WHEN attempts >= " STRINGIFY(JOBS_MAX_ATTEMPTS)
-			" THEN 'failed' ELSE 'queued' END, "
+	char next_at[JOBS_TIME_MAX], first_at[JOBS_TIME_MAX], now_at[JOBS_TIME_MAX];
+	long long attempts, first_failed, deadline;
+	sqlite3_stmt *st;
+	time_t next;
+	bool give_up;
+	int rc;
+
+	if (sql_prepare(db, &st, "SELECT attempts, CAST(strftime('%s', first_failed_at) AS INTEGER) "
+			"FROM job WHERE id = ? AND state = 'running'", "i", (sqlite3_int64)job) < 0)
+		return -EIO;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? 0 : -EIO;
+	}
+	attempts = sqlite3_column_int64(st, 0);
+	first_failed = sqlite3_column_type(st, 1) == SQLITE_NULL ? (long long)now :
+		       sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+
+	/* the last try comes at the ceiling itself, not a whole delay short of it */
+	deadline = first_failed + retry_max;
+	give_up = (long long)now >= deadline;
+	next = now + jobs_retry_delay(attempts);
+	if ((long long)next > deadline)
+		next = (time_t)deadline;
+	iso_time(next, next_at);
+	iso_time(first_failed, first_at);
+	iso_time(now, now_at);
+	return sql_exec(db, "UPDATE job SET state = ?, next_try_at = ?, "
+			"first_failed_at = COALESCE(first_failed_at, ?), "
 			"error = COALESCE(error, 'the worker ended without a verdict'), "
-			"finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-			"WHERE id = ? AND state = 'running'", "i", (sqlite3_int64)job);
+			"finished_at = ? WHERE id = ? AND state = 'running'", "ssssi",
+			give_up ? "failed" : "queued", give_up ? NULL : next_at, first_at, now_at,
+			(sqlite3_int64)job);
 }
 
 int jobs_interrupted(sqlite3 *db, int64_t job)
 {
-	/*
-	 * No started_at, as jobs_recover() leaves it: the attempt did not
-	 * fail, so jobs_next_queued() must not wait 30 s after its start.
-	 */
-	return sql_exec(db, "UPDATE job SET state = 'queued', started_at = NULL "
+	/* the attempt did not fail: no wait before it runs again (jobs_start() cleared next_try_at) */
+	return sql_exec(db, "UPDATE job SET state = 'queued' "
 			"WHERE id = ? AND state = 'running'", "i", (sqlite3_int64)job);
 }
 
@@ -285,7 +335,7 @@ int jobs_recover(sqlite3 *db)
 	int r = db_begin(db);
 
 	if (r == 0)
-		r = sql_exec(db, "UPDATE job SET state = 'queued', started_at = NULL WHERE state = 'running'", "");
+		r = sql_exec(db, "UPDATE job SET state = 'queued', next_try_at = NULL WHERE state = 'running'", "");
 	if (r == 0)
 		r = sql_exec(db, "UPDATE run SET verdict = 'error', "
 			     "error = 'interrupted: the daemon or its worker was killed', "
@@ -338,6 +388,37 @@ int jobs_pending_state(sqlite3 *db, const char *queue, char ret_state[JOBS_STATE
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+int jobs_queue_retry(sqlite3 *db, const char *queue, struct job_retry *ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(ret, 0, sizeof(*ret));
+	if (sql_prepare(db, &st, "SELECT id, next_try_at, attempts, error FROM job WHERE queue = ? "
+			"AND state = 'queued' AND next_try_at IS NOT NULL "
+			"ORDER BY next_try_at DESC, id DESC LIMIT 1",
+			"s", queue) < 0)
+		return -EIO;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *error = sqlite3_column_text(st, 3);
+
+		ret->job = sqlite3_column_int64(st, 0);
+		snprintf(ret->next_try_at, sizeof(ret->next_try_at), "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+		ret->attempt = sqlite3_column_int64(st, 2) + 1;
+		ret->reason = xstrdup(error ? (const char *)error : "no reason recorded");
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+void jobs_retry_release(struct job_retry *retry)
+{
+	free(retry->reason);
+	retry->reason = NULL;
+}
+
 const char *jobs_strerror(sqlite3 *db, int r)
 {
 	if (r == -ENOENT)
@@ -353,16 +434,18 @@ json_t *jobs_get_json(sqlite3 *db, int64_t id)
 	/* the worker's last word on a job no longer running is stale: null */
 	if (sql_prepare(db, &st, "SELECT id, queue, trigger, state, attempts, run_id, error, created_at, "
 			"started_at, finished_at, content_hash, "
-			"CASE WHEN state = 'running' THEN progress END FROM job WHERE id = ?", "i",
+			"CASE WHEN state = 'running' THEN progress END, "
+			"CASE WHEN state = 'queued' THEN next_try_at END, first_failed_at "
+			"FROM job WHERE id = ?", "i",
 			(sqlite3_int64)id) < 0)
 		return NULL;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		static const char *const keys[] = { "job", "queue", "trigger", "state", "attempts", "run",
 						     "error", "created_at", "started_at", "finished_at",
-						     "snapshot", "progress" };
+						     "snapshot", "progress", "next_try_at", "first_failed_at" };
 
 		o = json_object();
-		for (int i = 0; i < 12; i++) {
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			json_t *v;
 
 			switch (sqlite3_column_type(st, i)) {

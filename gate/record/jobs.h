@@ -3,9 +3,23 @@
  * jobs: the daemon's job rows (db.h's schema), every statement that reads
  * or moves one. A job is queued (by a webhook or a poll), superseded by a
  * newer one for the same queue while it waits, running while a worker
- * gates it, then done (with its run) or, after JOBS_MAX_ATTEMPTS attempts
- * without a verdict, failed. A job found running when the daemon starts
- * was interrupted, and is queued again.
+ * gates it, then done (with its run) or failed.
+ *
+ * An attempt without a verdict (the worker exited 2, the gate could not
+ * decide, or the worker died) is an infrastructure failure: a full disk, a
+ * fetch that timed out, a QEMU that did not start. It is retried with a
+ * wait that doubles per failed attempt (jobs_retry_delay(): 30 s, 60 s,
+ * 120 s, ... at most JOBS_RETRY_CAP), until [server] retry-max has passed
+ * since the job's first failed attempt: the last try comes at that
+ * ceiling, and when it fails too the job ends failed with its last error.
+ * The worker does not say which no-verdict errors are permanent (a queue
+ * no longer configured, a queue that cannot be read), so every one is
+ * retried the same way; a patch that does not apply or build is a verdict
+ * (drop), not an error. The row keeps when the next try is due
+ * (next_try_at) and why (error) for /api/jobs/ID and the page.
+ *
+ * A job found running when the daemon starts was interrupted, and is
+ * queued again to run at once.
  *
  * Every function that moves or reads a job returns 0 or a negative errno:
  * -EIO for a database error (sqlite3_errmsg() says which), -ENOENT when
@@ -19,12 +33,24 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "basic/strbuf.h"
 #include "parse/config.h"
 
-/* A job without a verdict is tried this often, 30 s apart. */
-#define JOBS_MAX_ATTEMPTS 3
+/* The wait after a job's first failed attempt, and the most any one wait lasts (seconds). */
+#define JOBS_RETRY_FIRST 30
+#define JOBS_RETRY_CAP 3600
+
+/* Room for a time as the rows hold it: "2026-12-06T02:10:25Z". */
+#define JOBS_TIME_MAX 24
+
+/*
+ * The wait before the next try of a job that has failed @failed_attempts
+ * times (at least 1): JOBS_RETRY_FIRST doubled per failed attempt before
+ * the last, at most JOBS_RETRY_CAP.
+ */
+long long jobs_retry_delay(long long failed_attempts);
 
 /* The stable review thread a job's reply answers; either may be NULL. */
 struct job_thread {
@@ -48,22 +74,26 @@ int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char
 int jobs_get_thread(sqlite3 *db, int64_t job, char **ret_in_reply_to, char **ret_subject);
 
 /*
- * The oldest queued job into *ret_job (0: none); one whose attempt failed
- * waits 30 s from that attempt's end.
+ * The oldest queued job due at @now into *ret_job (0: none): one waiting
+ * to retry is not due before its next_try_at.
  */
-int jobs_next_queued(sqlite3 *db, int64_t *ret_job);
+int jobs_next_queued(sqlite3 *db, time_t now, int64_t *ret_job);
 /* *ret_pending: @queue has a job queued or running. */
 int jobs_queue_pending(sqlite3 *db, const char *queue, bool *ret_pending);
 
-/* A worker takes job @job: running, one attempt more, its error cleared. */
+/* A worker takes job @job: running, one attempt more, its error and next_try_at cleared. */
 int jobs_start(sqlite3 *db, int64_t job);
-/* The worker could not be started: queued again. */
-int jobs_requeue(sqlite3 *db, int64_t job);
+/* The worker could not be started at @now: queued again, due JOBS_RETRY_FIRST s later. */
+int jobs_requeue(sqlite3 *db, int64_t job, time_t now);
 /*
- * The worker ended without a verdict: queued again, or failed after the
- * last attempt. A job no longer running is left as it is (0).
+ * The worker ended without a verdict at @now: queued again, due
+ * jobs_retry_delay(attempts) later but not after @retry_max seconds past
+ * the job's first failed attempt (@now for the first); failed when @now
+ * is already there. The error the worker recorded is kept (else "the
+ * worker ended without a verdict"). A job no longer running is left as
+ * it is (0).
  */
-int jobs_worker_failed(sqlite3 *db, int64_t job);
+int jobs_worker_failed(sqlite3 *db, int64_t job, long long retry_max, time_t now);
 /* The daemon stops under a running job: queued again (it runs after the restart); as above. */
 int jobs_interrupted(sqlite3 *db, int64_t job);
 /*
@@ -128,12 +158,31 @@ int jobs_latest_report(sqlite3 *db, const char *queue, int64_t *ret_job,
 /* The state of @queue's newest job still queued or running into @ret_state, "" when none. 0, or -EIO. */
 int jobs_pending_state(sqlite3 *db, const char *queue, char ret_state[JOBS_STATE_MAX]);
 
+/* A queued job waiting to retry, as the page shows it. */
+struct job_retry {
+	int64_t job;				/* 0: none */
+	char next_try_at[JOBS_TIME_MAX];	/* ISO 8601 UTC */
+	long long attempt;			/* the number of the next try */
+	char *reason;				/* the last attempt's error */
+};
+
+/*
+ * @queue's queued job that waits to retry, the one due last (a newer
+ * job supersedes it, so there is mostly one), into @ret (ret->job 0:
+ * none; release with jobs_retry_release()). 0, or -EIO.
+ */
+int jobs_queue_retry(sqlite3 *db, const char *queue, struct job_retry *ret);
+void jobs_retry_release(struct job_retry *retry);
+
 /* What a failed call's @r means, for a log line: SQLite's message for -EIO. */
 const char *jobs_strerror(sqlite3 *db, int r);
 
 /*
  * The job as /api/jobs/ID shows it (a new reference), or NULL when there
- * is none; "progress" is null unless the job is running.
+ * is none; "progress" is null unless the job is running; "next_try_at"
+ * (ISO 8601 UTC) is when a queued job waiting to retry is due, null
+ * otherwise, and "error" why its last attempt failed; "first_failed_at"
+ * is when retry-max counts from.
  */
 json_t *jobs_get_json(sqlite3 *db, int64_t job);
 

@@ -59,7 +59,49 @@ static void test_good_file_loads(void **state)
 	assert_string_equal(cfg.database, "/var/cache/backport-gate/gate.db");
 	assert_int_equal(cfg.n_queues, 1);
 	assert_string_equal(config_queue(&cfg, "stable-6.1")->url, "/srv/stable-queue");
+	assert_int_equal(cfg.retry_max, 6 * 3600);
 	config_release(&cfg);
+	strbuf_release(&err);
+}
+
+/* retry-max: seconds, or a number with s, m, h or d; anything else named with its line. */
+static void test_retry_max(void **state)
+{
+	static const struct { const char *value; long long want; } good[] = {
+		{ "90", 90 }, { "45s", 45 }, { "10m", 600 }, { "6h", 21600 }, { "2d", 172800 },
+		{ "366d", 366LL * 86400 },
+	};
+	static const char *const bad[] = {
+		"", "0", "-5", "6 h", "6hours", "h", "1.5h", "6H", "367d", "99999999999999999999", "6w",
+	};
+	struct strbuf err = STRBUF_INIT;
+	struct gate_config cfg;
+	char text[256], want[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text), "[server]\n\tcache = /var/cache/x\n\tretry-max = %s\n",
+			 good[i].value);
+		write_config(text);
+		if (config_load(path, &cfg, &err) != 0)
+			fail_msg("retry-max = %s: expected it to load, got \"%s\"", good[i].value, err.buf);
+		if (cfg.retry_max != good[i].want)
+			fail_msg("retry-max = %s: expected %lld s, got %lld", good[i].value, good[i].want,
+				 cfg.retry_max);
+		config_release(&cfg);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[server]\n\tcache = /var/cache/x\n\tretry-max = %s\n",
+			 bad[i]);
+		write_config(text);
+		strbuf_reset(&err);
+		assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+		snprintf(want, sizeof(want), "%s:3: server.retry-max: '%s' is not a duration between 1s "
+			 "and 366d (seconds, or a number with s, m, h or d)", path, bad[i]);
+		if (strcmp(err.buf, want) != 0)
+			fail_msg("retry-max = %s: expected \"%s\", got \"%s\"", bad[i], want, err.buf);
+		assert_empty(&cfg);
+	}
 	strbuf_release(&err);
 }
 
@@ -215,6 +257,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_file_loads),
+		cmocka_unit_test(test_retry_max),
 		cmocka_unit_test(test_bad_key_leaves_nothing),
 		cmocka_unit_test(test_tree_per_queue),
 		cmocka_unit_test(test_queue_without_url_leaves_nothing),

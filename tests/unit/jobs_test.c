@@ -2,14 +2,17 @@
 /*
  * jobs: the daemon's job rows in a real database. A job is queued,
  * superseded by a newer one while it waits, running with one attempt
- * more each start, queued again after a failed attempt (30 s later) or an
- * interruption (at once), failed after JOBS_MAX_ATTEMPTS, done with its
- * run and its notifications in the outbox; the oldest queued job runs
- * next; at start, every job left running is queued again.
+ * more each start, queued again after a failed attempt (30 s later, twice
+ * as long after each further one, at most JOBS_RETRY_CAP) or an
+ * interruption (at once), failed once retry-max has passed since its first
+ * failed attempt, done with its run and its notifications in the outbox;
+ * the oldest queued job that is due runs next; at start, every job left
+ * running is queued again.
  *
- * Jobs are read back through jobs_get_json(), as /api/jobs shows them.
- * What the header keeps out of it (the 30 s wait, the run and outbox rows)
- * is set up or read with plain SQL on db.h's schema.
+ * Time is the functions' @now, so no test sleeps. Jobs are read back
+ * through jobs_get_json(), as /api/jobs shows them. What the header keeps
+ * out of it (the run and outbox rows) is set up or read with plain SQL on
+ * db.h's schema.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "record/db.h"
@@ -45,13 +49,22 @@ static int64_t enqueue(sqlite3 *db, const char *queue, const char *trigger, cons
 	return job;
 }
 
-static int64_t next_queued(sqlite3 *db)
+/* The job jobs_next_queued() picks at @now. */
+static int64_t next_queued_at(sqlite3 *db, time_t now)
 {
 	int64_t job = -1;
 
-	assert_int_equal(jobs_next_queued(db, &job), 0);
+	assert_int_equal(jobs_next_queued(db, now, &job), 0);
 	return job;
 }
+
+static int64_t next_queued(sqlite3 *db)
+{
+	return next_queued_at(db, time(NULL));
+}
+
+/* [server] retry-max's default, as most tests run with it. */
+#define RETRY_MAX (6 * 3600)
 
 /* One field of the job as /api/jobs/ID shows it: strings as they are, numbers in decimal. */
 static const char *field(sqlite3 *db, int64_t job, const char *key)
@@ -76,16 +89,15 @@ static const char *field(sqlite3 *db, int64_t job, const char *key)
 
 #define assert_field(db, job, key, want) assert_string_equal(field(db, job, key), want)
 
-/* The clock moved on: the job's attempt started and ended @seconds earlier. */
-static void age(sqlite3 *db, int64_t job, int seconds)
+/* @t as the rows hold times. */
+static const char *iso(time_t t)
 {
-	char sql[256];
+	static char buf[JOBS_TIME_MAX];
+	struct tm tm;
 
-	snprintf(sql, sizeof(sql), "UPDATE job SET "
-		 "started_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', started_at, '-%d seconds'), "
-		 "finished_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', finished_at, '-%d seconds') "
-		 "WHERE id = %lld", seconds, seconds, (long long)job);
-	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
 }
 
 /* A snapshot and a run of it with @verdict (as gate_run records one); its id. */
@@ -220,52 +232,131 @@ static void test_start(void **state)
 
 	/* no such job */
 	assert_int_equal(jobs_start(f->db, job + 1), -ENOENT);
-	assert_int_equal(jobs_requeue(f->db, job + 1), -ENOENT);
 	assert_int_equal(jobs_set_error(f->db, job + 1, "x"), -ENOENT);
 	assert_int_equal(jobs_set_snapshot(f->db, job + 1, "h", NULL), -ENOENT);
 	assert_string_equal(jobs_strerror(f->db, -ENOENT), "no such job");
 }
 
-/* Each failed attempt counts; after JOBS_MAX_ATTEMPTS the job fails, and waits 30 s between. */
+/* 30 s after the first failed attempt, doubled per failed attempt, never more than the cap. */
+static void test_retry_delay(void **state)
+{
+	static const struct { long long failed, want; } cases[] = {
+		{ 1, 30 }, { 2, 60 }, { 3, 120 }, { 4, 240 }, { 7, 1920 },
+		{ 8, JOBS_RETRY_CAP }, { 9, JOBS_RETRY_CAP }, { 1000, JOBS_RETRY_CAP },
+	};
+
+	(void)state;
+	assert_int_equal(JOBS_RETRY_FIRST, 30);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long long got = jobs_retry_delay(cases[i].failed);
+
+		if (got != cases[i].want)
+			fail_msg("jobs_retry_delay(%lld): expected %lld, got %lld", cases[i].failed,
+				 cases[i].want, got);
+	}
+}
+
+/*
+ * Under the default retry-max (6 h), each failed attempt queues the job
+ * again with a doubling wait, capped, and not due before it; the last try
+ * comes at the ceiling, and the job fails when that one fails too, with
+ * the last error, never earlier.
+ */
 static void test_retries(void **state)
 {
 	struct testdb *f = *state;
 	int64_t job = enqueue(f->db, "6.1", "webhook", NULL, NULL);
+	const time_t first = time(NULL);
+	time_t now = first;
 	bool pending = true;
-	char want[16];
+	char want[32];
+	int attempt;
 
-	for (int attempt = 1; attempt <= JOBS_MAX_ATTEMPTS; attempt++) {
-		assert_int_equal(next_queued(f->db), job);
+	for (attempt = 1; attempt < 100; attempt++) {
+		long long delay = jobs_retry_delay(attempt);
+		time_t next = now + delay > first + RETRY_MAX ? first + RETRY_MAX : now + delay;
+
+		assert_int_equal(next_queued_at(f->db, now), job);
 		assert_int_equal(jobs_start(f->db, job), 0);
 		snprintf(want, sizeof(want), "%d", attempt);
 		assert_field(f->db, job, "attempts", want);
+		assert_field(f->db, job, "next_try_at", "(null)");
 		if (attempt == 2)
 			assert_int_equal(jobs_set_error(f->db, job, "build: no space left"), 0);
-		assert_int_equal(jobs_worker_failed(f->db, job), 0);
+		assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, now), 0);
 		/* the worker's own reason is kept; else a generic one */
 		assert_field(f->db, job, "error", attempt == 2 ? "build: no space left" :
 			     "the worker ended without a verdict");
-		if (attempt < JOBS_MAX_ATTEMPTS) {
-			assert_field(f->db, job, "state", "queued");
-			/* not again at once: 30 s from the attempt's end */
-			assert_int_equal(next_queued(f->db), 0);
-			age(f->db, job, 25);
-			assert_int_equal(next_queued(f->db), 0);
-			age(f->db, job, 6);
-		}
+		assert_field(f->db, job, "first_failed_at", iso(first));
+		if (now >= first + RETRY_MAX)
+			break;
+		assert_field(f->db, job, "state", "queued");
+		assert_field(f->db, job, "next_try_at", iso(next));
+		/* not due a second early */
+		assert_int_equal(next_queued_at(f->db, next - 1), 0);
+		now = next;
 	}
+	/* 30 + 60 + ... + 1920 s, four waits of an hour, one cut short at 6 h, the try at 6 h */
+	assert_int_equal(attempt, 13);
+	assert_int_equal(now, first + RETRY_MAX);
 	assert_field(f->db, job, "state", "failed");
-	assert_field(f->db, job, "attempts", "3");
-	age(f->db, job, 60);
-	assert_int_equal(next_queued(f->db), 0);
+	assert_field(f->db, job, "next_try_at", "(null)");
+	assert_field(f->db, job, "error", "the worker ended without a verdict");
+	assert_int_equal(next_queued_at(f->db, now + 86400), 0);
 	assert_int_equal(jobs_queue_pending(f->db, "6.1", &pending), 0);
 	assert_false(pending);
 
 	/* a job no longer running is left as it is */
-	assert_int_equal(jobs_worker_failed(f->db, job), 0);
+	assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, now), 0);
 	assert_field(f->db, job, "state", "failed");
 	assert_int_equal(jobs_interrupted(f->db, job), 0);
 	assert_field(f->db, job, "state", "failed");
+}
+
+/*
+ * A small retry-max: the wait is cut to the ceiling, a failure before it
+ * still retries, the one at it is final with the last error.
+ */
+static void test_retry_max(void **state)
+{
+	struct testdb *f = *state;
+	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	const time_t t = time(NULL);
+	static const struct { long long fail_at, next; } steps[] = {
+		{ 0, 30 }, { 30, 90 }, { 90, 100 }, { 99, 100 },
+	};
+	struct job_retry retry;
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		assert_int_equal(jobs_start(f->db, job), 0);
+		assert_int_equal(jobs_set_error(f->db, job, "fetch: timed out after 300 s"), 0);
+		assert_int_equal(jobs_worker_failed(f->db, job, 100, t + steps[i].fail_at), 0);
+		assert_field(f->db, job, "state", "queued");
+		assert_field(f->db, job, "next_try_at", iso(t + steps[i].next));
+	}
+	/* what the page shows of it */
+	assert_int_equal(jobs_queue_retry(f->db, "6.1", &retry), 0);
+	assert_int_equal(retry.job, job);
+	assert_string_equal(retry.next_try_at, iso(t + 100));
+	assert_int_equal(retry.attempt, 5);
+	assert_string_equal(retry.reason, "fetch: timed out after 300 s");
+	jobs_retry_release(&retry);
+	assert_int_equal(jobs_queue_retry(f->db, "5.15", &retry), 0);
+	assert_int_equal(retry.job, 0);
+
+	assert_int_equal(jobs_start(f->db, job), 0);
+	/* a running job is not waiting */
+	assert_int_equal(jobs_queue_retry(f->db, "6.1", &retry), 0);
+	assert_int_equal(retry.job, 0);
+	assert_int_equal(jobs_set_error(f->db, job, "boot: qemu-system-x86_64 did not start"), 0);
+	assert_int_equal(jobs_worker_failed(f->db, job, 100, t + 100), 0);
+	assert_field(f->db, job, "state", "failed");
+	assert_field(f->db, job, "attempts", "5");
+	assert_field(f->db, job, "error", "boot: qemu-system-x86_64 did not start");
+	assert_field(f->db, job, "first_failed_at", iso(t));
+	assert_field(f->db, job, "finished_at", iso(t + 100));
+	assert_int_equal(jobs_queue_retry(f->db, "6.1", &retry), 0);
+	assert_int_equal(retry.job, 0);
 }
 
 /* A waiting retry does not hold up another queue's job. */
@@ -274,30 +365,32 @@ static void test_retry_waits_behind(void **state)
 	struct testdb *f = *state;
 	int64_t a = enqueue(f->db, "6.1", "poll", NULL, NULL);
 	int64_t b = enqueue(f->db, "5.15", "poll", NULL, NULL);
+	const time_t t = time(NULL);
 
 	assert_int_equal(jobs_start(f->db, a), 0);
-	assert_int_equal(jobs_worker_failed(f->db, a), 0);
-	assert_int_equal(next_queued(f->db), b);
+	assert_int_equal(jobs_worker_failed(f->db, a, RETRY_MAX, t), 0);
+	assert_int_equal(next_queued_at(f->db, t), b);
 	assert_int_equal(jobs_start(f->db, b), 0);
-	assert_int_equal(next_queued(f->db), 0);
-	age(f->db, a, 31);
-	assert_int_equal(next_queued(f->db), a);
+	assert_int_equal(next_queued_at(f->db, t + 29), 0);
+	assert_int_equal(next_queued_at(f->db, t + 30), a);
 }
 
-/* A worker that could not be started: queued again, the attempt counted. */
+/* A worker that could not be started: queued again 30 s later, the attempt counted. */
 static void test_requeue(void **state)
 {
 	struct testdb *f = *state;
 	int64_t job = enqueue(f->db, "6.1", "poll", NULL, NULL);
+	const time_t t = time(NULL);
 
 	assert_int_equal(jobs_start(f->db, job), 0);
-	assert_int_equal(jobs_requeue(f->db, job), 0);
+	assert_int_equal(jobs_requeue(f->db, job, t), 0);
 	assert_field(f->db, job, "state", "queued");
 	assert_field(f->db, job, "attempts", "1");
-	age(f->db, job, 31);
-	assert_int_equal(next_queued(f->db), job);
+	assert_int_equal(next_queued_at(f->db, t + 29), 0);
+	assert_int_equal(next_queued_at(f->db, t + 30), job);
 	assert_int_equal(jobs_start(f->db, job), 0);
 	assert_field(f->db, job, "attempts", "2");
+	assert_int_equal(jobs_requeue(f->db, job + 1, t), -ENOENT);
 }
 
 /*
@@ -324,7 +417,7 @@ static void test_progress(void **state)
 	assert_null(progress);
 	assert_int_equal(jobs_set_progress(f->db, job + 1, "build 1 objects"), -ENOENT);
 
-	assert_int_equal(jobs_worker_failed(f->db, job), 0);
+	assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, time(NULL)), 0);
 	assert_field(f->db, job, "state", "queued");
 	assert_field(f->db, job, "progress", "(null)");
 	assert_int_equal(jobs_running_progress(f->db, "6.1", &progress), 0);
@@ -515,7 +608,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_supersede, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_delivery, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_start, testdb_setup, testdb_teardown),
+		cmocka_unit_test(test_retry_delay),
 		cmocka_unit_test_setup_teardown(test_retries, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_retry_max, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_retry_waits_behind, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_requeue, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_progress, testdb_setup, testdb_teardown),

@@ -5,7 +5,8 @@
  * run 1 on 6.1.190) and kept everything on 6.12.118 (run 3), then failed
  * with an error on 6.1.193 (run 4, which judged nothing); a queue whose
  * name needs escaping passed on 6.6.60 (run 5). The rows are compared
- * whole, as the browser gets them.
+ * whole, as the browser gets them. A queue's job waiting to retry says
+ * when and why.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,6 +112,36 @@ static void test_empty_record(void **state)
 	strbuf_release(&page);
 }
 
+/* A queued job waiting to retry: when it is due, its attempt, and why (escaped). */
+static void test_retry_waiting(void **state)
+{
+	struct testdb *t = *state;
+	struct gate_config cfg = { .n_queues = 1 };
+	struct strbuf page = STRBUF_INIT;
+	char *msg = NULL;
+
+	cfg.queues[0].name = (char *)"stable-6.1";
+	cfg.queues[0].url = (char *)"/srv/stable-queue";
+	if (sqlite3_exec(t->db, "INSERT INTO job (id, queue, trigger, state, attempts, error, next_try_at) "
+			 "VALUES (7, 'stable-6.1', 'poll', 'queued', 2, 'build: disk <full>', "
+			 "'2026-12-06T03:00:00Z'), (8, 'other', 'poll', 'queued', 1, 'x', "
+			 "'2026-12-06T04:00:00Z')", NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("fixture: %s", msg);
+	render(t->db, &cfg, &page);
+	expect_contains(page.buf, "<p class=\"retry\">Job <a href=\"/api/jobs/7\">7</a>: next try at "
+			"2026-12-06T03:00:00Z (attempt 3): build: disk &lt;full&gt;</p>");
+	if (count(page.buf, "next try at") != 1)
+		fail_msg("expected one retry line (queue other is not configured), got:\n%s", page.buf);
+	/* once it runs, it no longer waits */
+	if (sqlite3_exec(t->db, "UPDATE job SET state = 'running', next_try_at = NULL WHERE id = 7",
+			 NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("UPDATE: %s", msg);
+	render(t->db, &cfg, &page);
+	if (count(page.buf, "next try at"))
+		fail_msg("expected no retry line for a running job, got:\n%s", page.buf);
+	strbuf_release(&page);
+}
+
 /* A record that cannot answer: the page says what failed and is still whole. */
 static void test_unreadable_record(void **state)
 {
@@ -133,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_empty_record, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_rows_per_queue_and_branch, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_retry_waiting, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_record, testdb_setup, testdb_teardown),
 	};
 
