@@ -107,21 +107,21 @@ dom=$(cat "$tmp/dom.html")
 expect_contains "DOM: the page's heading" "<h1>backport-gate</h1>" "$dom"
 expect_contains "DOM: the queue configured" "<h2>stable-6.1</h2>" "$dom"
 expect_contains "DOM: the DROP verdict of run $run" \
-	"Run <a href=\"/api/runs/$run\">$run</a> on 6.1.192: <strong>DROP</strong>, 1 of 6 patches to drop" "$dom"
-expect_contains "DOM: the dropped patch links to /api/patches/<name>" \
-	"<a href=\"/api/patches/$culprit\">$culprit</a>" "$dom"
-row=$(grep -F "<a href=\"/api/patches/$culprit\">" "$tmp/dom.html")
+	"Run <a href=\"/runs/$run\">$run</a> on 6.1.192: <strong>DROP</strong>, 1 of 6 patches to drop" "$dom"
+expect_contains "DOM: the dropped patch links to /patches/<name>" \
+	"<a href=\"/patches/$culprit\">$culprit</a>" "$dom"
+row=$(grep -F "<a href=\"/patches/$culprit\">" "$tmp/dom.html")
 expect_contains "DOM: its row is a drop for a regression" \
-	"<tr class=\"drop\"><td><a href=\"/api/patches/$culprit\">$culprit</a></td><td>drop</td><td>regression</td>" "$row"
+	"<tr class=\"drop\"><td><a href=\"/patches/$culprit\">$culprit</a></td><td>drop</td><td>regression</td>" "$row"
 expect_contains "DOM: the regressed case test.pl links to /api/cases/test.pl" \
 	"<a href=\"/api/cases/test.pl\">test.pl</a>" "$row"
 expect_eq "DOM: one patch row is a drop" 1 "$(grep -c '<tr class="drop">' "$tmp/dom.html")"
 expect_contains "DOM: the table by queue and branch" "<h2>By queue and branch</h2>" "$dom"
 expect_eq "DOM: a row per branch of $queue_name" 2 "$(grep -c '<tr class="branch">' "$tmp/dom.html")"
 expect_contains "DOM: the 6.1 row: run $run, its drop, base 6.1.192, one drop" \
-	"<tr class=\"branch\"><td>$queue_name</td><td>6.1</td><td><a href=\"/api/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$dom"
+	"<tr class=\"branch\"><td>$queue_name</td><td>6.1</td><td><a href=\"/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$dom"
 expect_contains "DOM: the 6.12 row: run $run612, pass, base 6.12.118, no drop" \
-	"<tr class=\"branch\"><td>$queue_name</td><td>6.12</td><td><a href=\"/api/runs/$run612\">$run612</a></td><td>pass</td><td>6.12.118</td><td>0</td></tr>" "$dom"
+	"<tr class=\"branch\"><td>$queue_name</td><td>6.12</td><td><a href=\"/runs/$run612\">$run612</a></td><td>pass</td><td>6.12.118</td><td>0</td></tr>" "$dom"
 expect_eq "the patch link leads to its verdict on each branch" \
 	"6.1 drop regression run $run; 6.12 ok null run $run612" \
 	"$(curl -s "$base/api/patches/$culprit" |
