@@ -759,10 +759,12 @@ int page_render_search(sqlite3 *db, const char *query, struct strbuf *out, struc
 		goto out;
 	}
 	found = is_hex(q.buf, 12, 40) ? NULL : history_search(db, q.buf, &err);
-	if (search_target(db, q.buf, found, ret_location))
+	r = found ? 0 : -errno;
+	if (search_target(db, q.buf, found, ret_location)) {
+		r = 0;
 		goto out;
+	}
 	if (!found) {
-		r = -errno;
 		page_render_message(out, "Search", err.buf);
 		goto out;
 	}

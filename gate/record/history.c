@@ -846,6 +846,7 @@ json_t *history_search(sqlite3 *db, const char *words, struct strbuf *err)
 	sqlite3_stmt *st = NULL;
 	char *array = NULL, *sha = NULL;
 	size_t n_words = 0, n = 0;
+	bool unmatchable = false;
 	int r = -EINVAL, rc;
 
 	for (const char *at = words ? words : ""; *at;) {
@@ -858,7 +859,10 @@ json_t *history_search(sqlite3 *db, const char *words, struct strbuf *err)
 			break;
 		/* not UTF-8: it cannot be in a stored subject, which is */
 		word = json_stringn(at, len);
-		arr_add(list, word ? word : json_string(""));
+		if (!word)
+			unmatchable = true;
+		else
+			arr_add(list, word);
 		if (is_short_sha(at, len) && !n_words)
 			sha = xstrndup(at, len);
 		n_words++;
@@ -871,6 +875,15 @@ json_t *history_search(sqlite3 *db, const char *words, struct strbuf *err)
 	if (n_words > 1) {
 		free(sha);
 		sha = NULL;
+	}
+	if (unmatchable) {
+		/* an empty answer, without asking: "[]" would match every subject */
+		r = 0;
+		out = new_object();
+		obj_set(out, "query", json_string(""));
+		obj_set(out, "patches", new_array());
+		obj_set(out, "more", json_false());
+		goto out;
 	}
 	array = json_dumps(list, JSON_COMPACT);
 	if (!array)

@@ -829,6 +829,10 @@ static void test_search(void **state)
 	answer = history_search(f->db, "%", &err);
 	expect_json(json_object_get(answer, "patches"), "[]");
 	json_decref(answer);
+	/* a word that is not UTF-8 is in no stored subject */
+	answer = history_search(f->db, "exec \xff", &err);
+	expect_json(json_object_get(answer, "patches"), "[]");
+	json_decref(answer);
 	expect_failure(history_search(f->db, " \t", &err), EINVAL, &err, "search: no word to look for");
 	strbuf_release(&err);
 }
