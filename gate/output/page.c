@@ -112,8 +112,9 @@ static void page_head(struct strbuf *out, const char *title, const char *query)
 		    "<form class=\"search\" method=\"get\" action=\"/search\">"
 		    "<input type=\"search\" name=\"q\" placeholder=\"upstream sha, file name or subject words\" value=\"");
 	esc(out, query);
-	strbuf_adds(out, "\"> <button type=\"submit\">Search</button></form>\n"
-		    "<h1><a href=\"/\">backport-gate</a></h1>\n");
+	strbuf_adds(out, "\"> <button type=\"submit\">Search</button></form>\n");
+	/* the other pages lead back to the front */
+	strbuf_adds(out, title ? "<h1><a href=\"/\">backport-gate</a></h1>\n" : "<h1>backport-gate</h1>\n");
 }
 
 static void page_foot(struct strbuf *out)
