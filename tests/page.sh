@@ -107,21 +107,21 @@ dom=$(cat "$tmp/dom.html")
 expect_contains "DOM: the page's heading" "<h1>backport-gate</h1>" "$dom"
 expect_contains "DOM: the queue configured" "<h2>stable-6.1</h2>" "$dom"
 expect_contains "DOM: the DROP verdict of run $run" \
-	"Run <a href=\"/api/runs/$run\">$run</a> on 6.1.192: <strong>DROP</strong>, 1 of 6 patches to drop" "$dom"
-expect_contains "DOM: the dropped patch links to /api/patches/<name>" \
-	"<a href=\"/api/patches/$culprit\">$culprit</a>" "$dom"
-row=$(grep -F "<a href=\"/api/patches/$culprit\">" "$tmp/dom.html")
+	"Run <a href=\"/runs/$run\">$run</a> on 6.1.192: <strong>DROP</strong>, 1 of 6 patches to drop" "$dom"
+expect_contains "DOM: the dropped patch links to /patches/<name>" \
+	"<a href=\"/patches/$culprit\">$culprit</a>" "$dom"
+row=$(grep -F "<a href=\"/patches/$culprit\">" "$tmp/dom.html")
 expect_contains "DOM: its row is a drop for a regression" \
-	"<tr class=\"drop\"><td><a href=\"/api/patches/$culprit\">$culprit</a></td><td>drop</td><td>regression</td>" "$row"
+	"<tr class=\"drop\"><td><a href=\"/patches/$culprit\">$culprit</a></td><td>drop</td><td>regression</td>" "$row"
 expect_contains "DOM: the regressed case test.pl links to /api/cases/test.pl" \
 	"<a href=\"/api/cases/test.pl\">test.pl</a>" "$row"
 expect_eq "DOM: one patch row is a drop" 1 "$(grep -c '<tr class="drop">' "$tmp/dom.html")"
 expect_contains "DOM: the table by queue and branch" "<h2>By queue and branch</h2>" "$dom"
 expect_eq "DOM: a row per branch of $queue_name" 2 "$(grep -c '<tr class="branch">' "$tmp/dom.html")"
 expect_contains "DOM: the 6.1 row: run $run, its drop, base 6.1.192, one drop" \
-	"<tr class=\"branch\"><td>$queue_name</td><td>6.1</td><td><a href=\"/api/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$dom"
+	"<tr class=\"branch\"><td>$queue_name</td><td>6.1</td><td><a href=\"/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$dom"
 expect_contains "DOM: the 6.12 row: run $run612, pass, base 6.12.118, no drop" \
-	"<tr class=\"branch\"><td>$queue_name</td><td>6.12</td><td><a href=\"/api/runs/$run612\">$run612</a></td><td>pass</td><td>6.12.118</td><td>0</td></tr>" "$dom"
+	"<tr class=\"branch\"><td>$queue_name</td><td>6.12</td><td><a href=\"/runs/$run612\">$run612</a></td><td>pass</td><td>6.12.118</td><td>0</td></tr>" "$dom"
 expect_eq "the patch link leads to its verdict on each branch" \
 	"6.1 drop regression run $run; 6.12 ok null run $run612" \
 	"$(curl -s "$base/api/patches/$culprit" |
@@ -207,3 +207,79 @@ else
 	fail "screenshot: more than 50000 non-white pixels and 20000 of #fdd, got '${nonwhite:-} ${pink:-}'"
 fi
 expect_eq "screenshot of about:blank: all white" 0 "$(png_colours "$tmp/blank.png" | cut -d' ' -f1)"
+
+# 4. The run page, the patch page and the search (issue 23): server-rendered,
+# reached from / by the links checked above.
+html_escape() { # TEXT: as page.c's esc() writes it
+	python3 -c 'import html, sys; print(html.escape(sys.argv[1]).replace("&#x27;", "&#39;"), end="")' "$1"
+}
+url_encode() { # TEXT: a path segment or a query value, every reserved byte encoded
+	python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""), end="")' "$1"
+}
+get() { # PATH: the body in $tmp/get.html; prints the status
+	curl -s -o "$tmp/get.html" -w '%{http_code}' "$base$1"
+}
+
+expect_eq "GET /runs/$run: 200" 200 "$(get "/runs/$run")"
+body=$(cat "$tmp/get.html")
+evidence=$(jq -r --arg n "$culprit" '.patches[] | select(.name == $n) | .evidence' "$tmp/r.json" | head -n 1)
+upstream=$(jq -r --arg n "$culprit" '.patches[] | select(.name == $n) | .upstream' "$tmp/r.json")
+subject=$(jq -r --arg n "$culprit" '.patches[] | select(.name == $n) | .subject' "$tmp/r.json")
+expect_contains "/runs/$run: the drop list, the culprit first and linked to its page" \
+	"<h2>Dropped (1)</h2>
+<section class=\"dropped\" id=\"patch-$culprit\"><h3><a href=\"/patches/$culprit\">$culprit</a></h3>" "$body"
+expect_contains "/runs/$run: its reason" "Dropped: <strong>regression</strong>" "$body"
+if [ -n "$evidence" ]; then
+	expect_contains "/runs/$run: its evidence in a <pre>" "<pre class=\"evidence\">$(html_escape "$evidence")" "$body"
+else
+	fail "/runs/$run: the report has evidence for $culprit"
+fi
+expect_contains "/runs/$run: the bisection steps" "<pre class=\"steps\">" "$body"
+expect_contains "/runs/$run: a link to the JSON" "<a href=\"/api/runs/$run\">JSON report</a>" "$body"
+expect_contains "/runs/$run: the kept patches" "<h2>Kept</h2>" "$body"
+expect_contains "/runs/$run: builds and boots" "<tr><th>builds and boots</th>" "$body"
+expect_eq "GET /runs/999999: a 404 page" "404" "$(get /runs/999999)"
+expect_contains "/runs/999999: the page says so" "<p class=\"state\">no run 999999</p>" "$(cat "$tmp/get.html")"
+
+expect_eq "GET /patches/$culprit: 200" 200 "$(get "/patches/$culprit")"
+body=$(cat "$tmp/get.html")
+expect_contains "/patches/$culprit: last dropped in run $run, linked to the evidence" \
+	"<tr><th>last dropped</th><td><a href=\"/runs/$run#patch-$culprit\">run $run</a> on 6.1.192" "$body"
+expect_contains "/patches/$culprit: last kept on 6.12 (run $run612)" \
+	"<tr><th>last kept</th><td><a href=\"/runs/$run612#patch-$culprit\">run $run612</a> on 6.12.118" "$body"
+expect_contains "/patches/$culprit: the evidence of the drop" "<pre>$(html_escape "$evidence")" "$body"
+expect_eq "GET /patches/$upstream (upstream sha): 200" 200 "$(get "/patches/$upstream")"
+expect_contains "/patches/$upstream: the same verdicts" "<a href=\"/runs/$run#patch-$culprit\">" \
+	"$(cat "$tmp/get.html")"
+
+expect_eq "GET /search?q=$culprit: 302 to its page" "302 $base/patches/$culprit" \
+	"$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$base/search?q=$culprit")"
+expect_eq "GET /search?q=${upstream:0:7}: 302 to the upstream's page" "302 $base/patches/$upstream" \
+	"$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$base/search?q=${upstream:0:7}")"
+words=$(printf '%s' "$subject" | awk '{print $(NF-1), $NF}')
+expect_eq "GET /search?q=$words: 200" 200 "$(get "/search?q=$(url_encode "$words")")"
+expect_contains "/search?q=$words: lists $culprit" "<tr><td><a href=\"/patches/$culprit\">$culprit</a></td>" \
+	"$(cat "$tmp/get.html")"
+expect_contains "GET /: the search box" "<form class=\"search\" method=\"get\" action=\"/search\">" "$dom"
+
+# 5. Hostile text in the browser: a patch whose file name and subject carry
+# a script and an attribute break-out, judged in the 6.12 run. Its page and
+# the search that finds it must add no element to the DOM.
+hostile_name='<script>alert(1)</script>"><img src=x onerror=alert(1)>.patch'
+hostile_subject='hostile: <script>alert(1)</script>"><img src=x onerror=alert(1)>'
+status=0
+sqlite3 "$tmp/gate.db" "INSERT INTO patch (snapshot_id, position, name, subject)
+	SELECT snapshot_id, 1000, '$(printf %s "$hostile_name" | sed "s/'/''/g")',
+		'$(printf %s "$hostile_subject" | sed "s/'/''/g")' FROM run WHERE id = $run612;
+	INSERT INTO verdict (run_id, patch_id, status, evidence)
+		VALUES ($run612, last_insert_rowid(), 'ok', '<script>alert(2)</script>')" 2>"$tmp/insert.err" || status=$?
+expect_eq "a hostile patch inserted into run $run612$([ -s "$tmp/insert.err" ] && echo ": $(cat "$tmp/insert.err")")" 0 "$status"
+for page in "/patches/$(url_encode "$hostile_name")" "/search?q=$(url_encode 'hostile: alert(1)')"; do
+	status=0
+	browser --dump-dom "$base$page" >"$tmp/hostile.html" || status=$?
+	expect_eq "chromium --dump-dom of $page: exit status" 0 "$status"
+	expect_eq "DOM of $page: no <script> and no <img> element" "0 0" \
+		"$(grep -c '<script' "$tmp/hostile.html") $(grep -c '<img' "$tmp/hostile.html")"
+	expect_contains "DOM of $page: the name shown as text" \
+		"&lt;script&gt;alert(1)&lt;/script&gt;\"&gt;&lt;img src=x onerror=alert(1)&gt;" "$(cat "$tmp/hostile.html")"
+done

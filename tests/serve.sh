@@ -180,9 +180,9 @@ expect_eq "GET /api/nothing: 404" 404 "$(curl -s -o /dev/null -w '%{http_code}' 
 page=$(curl -s "$base/")
 expect_contains "GET /: the queue's verdict" "<strong>DROP</strong>, 1 of 6 patches to drop" "$page"
 expect_contains "GET /: the queue's row on branch 6.1" \
-	"<td>6.1</td><td><a href=\"/api/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$page"
-expect_contains "GET /: the dropped patch links into the history" \
-	"<a href=\"/api/patches/$culprit\">$culprit</a>" "$page"
+	"<td>6.1</td><td><a href=\"/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$page"
+expect_contains "GET /: the dropped patch links to its page" \
+	"<a href=\"/patches/$culprit\">$culprit</a>" "$page"
 
 # The receiver answers 503 twice, then 200: the outbox retries with backoff.
 for _ in $(seq 60); do

@@ -274,6 +274,57 @@ static const char *query(struct MHD_Connection *c, const char *key)
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
+/* The status of a page from its renderer's answer (page.h): 0, or a negative errno. */
+static unsigned page_status(int r)
+{
+	switch (r) {
+	case 0:
+	case -EAGAIN:	/* the page says the run is still running */
+		return MHD_HTTP_OK;
+	case -ENOENT:
+		return MHD_HTTP_NOT_FOUND;
+	case -EINVAL:
+		return MHD_HTTP_BAD_REQUEST;
+	default:
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+/* GET /runs/ID, /patches/KEY and /search?q=: the history pages, read without the configuration. */
+static enum MHD_Result handle_page(struct MHD_Connection *c, sqlite3 *db, const char *url)
+{
+	struct strbuf html = STRBUF_INIT, location = STRBUF_INIT;
+	enum MHD_Result ret;
+	int r;
+
+	if (!strncmp(url, "/runs/", 6)) {
+		char *end;
+		long long id = strtoll(url + 6, &end, 10);
+
+		if (url[6] >= '0' && url[6] <= '9' && !*end && id > 0) {
+			r = page_render_run(db, id, &html);
+		} else {
+			struct strbuf message = STRBUF_INIT;
+
+			r = -ENOENT;
+			strbuf_addf(&message, "'%s' is not a run number.", url + 6);
+			page_render_message(&html, "No such run", message.buf);
+			strbuf_release(&message);
+		}
+	} else if (!strncmp(url, "/patches/", 9)) {
+		r = page_render_patch(db, url + 9, &html);
+	} else {
+		r = page_render_search(db, query(c, "q"), &html, &location);
+	}
+	if (location.len)
+		ret = respond(c, MHD_HTTP_FOUND, "text/html; charset=utf-8", "", "Location", location.buf);
+	else
+		ret = respond(c, page_status(r), "text/html; charset=utf-8", html.buf, NULL, NULL);
+	strbuf_release(&html);
+	strbuf_release(&location);
+	return ret;
+}
+
 static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, const char *url)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -295,6 +346,8 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		strbuf_release(&html);
 		return ret;
 	}
+	if (!strncmp(url, "/runs/", 6) || !strncmp(url, "/patches/", 9) || !strcmp(url, "/search"))
+		return handle_page(c, db, url);
 	if (!strcmp(url, "/api/runs")) {
 		struct history_filter f = { 0 };
 		const char *limit = query(c, "limit"), *offset = query(c, "offset");

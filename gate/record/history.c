@@ -196,10 +196,14 @@ bad:
 	" FROM run r JOIN snapshot s ON s.id = r.snapshot_id" \
 	" WHERE (?1 IS NULL OR s.queue = ?1) AND (?2 IS NULL OR r.verdict = ?2)" \
 	" AND (?3 IS NULL OR r.started_at >= ?3)" \
-	" AND (?4 IS NULL OR r.base = ?4 OR r.base LIKE ?4 || '.%')"
+	" AND (?4 IS NULL OR r.base = ?4 OR r.base LIKE ?4 || '.%')" \
+	" AND (?5 = 0 OR r.id = ?5)"
 
-/* RUNS_FROM_WHERE's parameters ?1 to ?4: a filter left out is NULL, which sql.h's 's' binds as SQL NULL. */
-#define RUNS_FILTER_FMT "ssss"
+/*
+ * RUNS_FROM_WHERE's parameters ?1 to ?5: a text filter left out is NULL,
+ * which sql.h's 's' binds as SQL NULL; no run is 0.
+ */
+#define RUNS_FILTER_FMT "ssssi"
 
 /* A branch is MAJOR.MINOR: digits, one dot, digits. */
 static bool is_branch(const char *b)
@@ -294,7 +298,7 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 			goto out;
 	}
 	r = prepare(db, "SELECT count(*)" RUNS_FROM_WHERE, &count, "counting runs", err, RUNS_FILTER_FMT,
-		    f->queue, f->verdict, f->since ? since : NULL, f->branch);
+		    f->queue, f->verdict, f->since ? since : NULL, f->branch, (sqlite3_int64)f->run);
 	if (r < 0)
 		goto out;
 	if (sqlite3_step(count) != SQLITE_ROW) {
@@ -306,9 +310,9 @@ json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf 
 	r = prepare(db, "SELECT r.id, s.queue, s.source, s.ref, s.commit_id, r.base, r.verdict, r.started_at,"
 		    " r.finished_at, r.seconds, r.builds, r.boots, r.error, r.kept_tree, r.kept_commit, "
 		    BRANCH_OF("r.base") RUNS_FROM_WHERE
-		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?5 OFFSET ?6", &list, "reading runs", err,
+		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?6 OFFSET ?7", &list, "reading runs", err,
 		    RUNS_FILTER_FMT "ii", f->queue, f->verdict, f->since ? since : NULL, f->branch,
-		    (sqlite3_int64)limit, (sqlite3_int64)f->offset);
+		    (sqlite3_int64)f->run, (sqlite3_int64)limit, (sqlite3_int64)f->offset);
 	if (r < 0)
 		goto out;
 	/* run once per run listed, by run_drops() */
@@ -806,6 +810,115 @@ json_t *history_branches(sqlite3 *db, struct strbuf *err)
 		r = db_error(db, "reading runs", err);
 out:
 	sqlite3_finalize(st);
+	if (r < 0) {
+		json_decref(out);
+		errno = -r;
+		return NULL;
+	}
+	return out;
+}
+
+/* A word of 7 to 40 hex digits: what people paste of an upstream sha. */
+static bool is_short_sha(const char *s, size_t n)
+{
+	if (n < 7 || n > 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+json_t *history_search(sqlite3 *db, const char *words, struct strbuf *err)
+{
+	/*
+	 * instr() rather than LIKE: a word is matched as written, so '%' and
+	 * '_' in it need no escaping. The words come as one JSON array.
+	 */
+	static const char sql[] =
+		"SELECT p.name, p.upstream, max(p.subject), max(p.author), count(DISTINCT v.run_id),"
+		" max(v.run_id) FROM patch p JOIN verdict v ON v.patch_id = p.id JOIN run r ON r.id = v.run_id"
+		" WHERE NOT EXISTS (SELECT 1 FROM json_each(?1) w"
+		"  WHERE instr(lower(coalesce(p.subject, '')), lower(w.value)) = 0)"
+		" OR (?2 IS NOT NULL AND substr(lower(p.upstream), 1, length(?2)) = lower(?2))"
+		" GROUP BY p.name, p.upstream ORDER BY max(r.started_at) DESC, max(r.id) DESC LIMIT ?3";
+	json_t *list = new_array(), *out = NULL, *patches, *query;
+	sqlite3_stmt *st = NULL;
+	char *array = NULL, *sha = NULL;
+	size_t n_words = 0, n = 0;
+	bool unmatchable = false;
+	int r = -EINVAL, rc;
+
+	for (const char *at = words ? words : ""; *at;) {
+		size_t len;
+		json_t *word;
+
+		at += strspn(at, " \t\r\n");
+		len = strcspn(at, " \t\r\n");
+		if (!len)
+			break;
+		/* not UTF-8: it cannot be in a stored subject, which is */
+		word = json_stringn(at, len);
+		if (!word)
+			unmatchable = true;
+		else
+			arr_add(list, word);
+		if (is_short_sha(at, len) && !n_words)
+			sha = xstrndup(at, len);
+		n_words++;
+		at += len;
+	}
+	if (!n_words) {
+		strbuf_addf(err, "search: no word to look for (give words of a subject or an upstream sha)");
+		goto out;
+	}
+	if (n_words > 1) {
+		free(sha);
+		sha = NULL;
+	}
+	if (unmatchable) {
+		/* an empty answer, without asking: "[]" would match every subject */
+		r = 0;
+		out = new_object();
+		obj_set(out, "query", json_string(""));
+		obj_set(out, "patches", new_array());
+		obj_set(out, "more", json_false());
+		goto out;
+	}
+	array = json_dumps(list, JSON_COMPACT);
+	if (!array)
+		abort();
+	r = prepare(db, sql, &st, "searching patches", err, "ssi", array, sha,
+		    (sqlite3_int64)HISTORY_SEARCH_MAX + 1);
+	if (r < 0)
+		goto out;
+	out = new_object();
+	patches = new_array();
+	query = json_string(words);
+	obj_set(out, "query", query ? query : json_string(""));
+	obj_set(out, "patches", patches);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *p;
+
+		if (++n > HISTORY_SEARCH_MAX)
+			break;
+		p = new_object();
+		arr_add(patches, p);
+		obj_set(p, "name", text_json(st, 0));
+		obj_set(p, "upstream", text_json(st, 1));
+		obj_set(p, "subject", text_json(st, 2));
+		obj_set(p, "author", text_json(st, 3));
+		obj_set(p, "runs", int_json(st, 4));
+		obj_set(p, "last_run", int_json(st, 5));
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = db_error(db, "searching patches", err);
+	obj_set(out, "more", json_boolean(n > HISTORY_SEARCH_MAX));
+out:
+	sqlite3_finalize(st);
+	json_decref(list);
+	free(array);
+	free(sha);
 	if (r < 0) {
 		json_decref(out);
 		errno = -r;

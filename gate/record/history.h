@@ -51,6 +51,7 @@ struct history_filter {
 				 * ISO date or date-time: 2026-12-03,
 				 * 2026-12-03T07:00, "2026-12-03 07:00:05",
 				 * ...+02:00; UTC unless it names an offset */
+	int64_t run;		/* 0: any; else only the run of this id */
 	int64_t limit;		/* 0: HISTORY_LIMIT_DEFAULT; above
 				 * HISTORY_LIMIT_MAX is clamped to it */
 	int64_t offset;		/* matching runs to skip, newest first */
@@ -161,5 +162,24 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err);
  * for any reason. An empty record gives an empty list.
  */
 json_t *history_branches(sqlite3 *db, struct strbuf *err);
+
+#define HISTORY_SEARCH_MAX 100
+
+/*
+ * The patches whose subject holds every word of @words (split at white
+ * space, compared ignoring ASCII case), for the search box; a single
+ * word of 7 to 40 hex digits also finds the patches whose upstream
+ * starts with it. One entry per file name and upstream, the most
+ * recently judged first, at most HISTORY_SEARCH_MAX:
+ *
+ *   {"query": @words, "patches": [{"name", "upstream", "subject",
+ *                                  "author", "runs": N, "last_run"}...],
+ *    "more": true | false}
+ *
+ * runs counts the runs that judged it; more says that the list was cut
+ * at HISTORY_SEARCH_MAX. Only patches some run judged are listed.
+ * EINVAL when @words has no word.
+ */
+json_t *history_search(sqlite3 *db, const char *words, struct strbuf *err);
 
 #endif

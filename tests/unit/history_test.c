@@ -247,6 +247,28 @@ static void test_runs_filters(void **state)
 	}
 }
 
+/* One run by its id, as a run's page reads it; an unknown id is no run. */
+static void test_runs_by_id(void **state)
+{
+	struct testdb *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct history_filter one = { .run = 3 }, none = { .run = 99 }, wrong_queue = { .run = 3, .queue = "queue-6.1" };
+	json_t *answer;
+
+	answer = history_runs(f->db, &one, &err);
+	expect_runs(json_object_get(answer, "runs"), "3");
+	expect_int(json_array_get(json_object_get(answer, "runs"), 0), "builds", 2);
+	expect_int(answer, "total", 1);
+	json_decref(answer);
+	answer = history_runs(f->db, &none, &err);
+	expect_runs(json_object_get(answer, "runs"), "");
+	json_decref(answer);
+	answer = history_runs(f->db, &wrong_queue, &err);
+	expect_runs(json_object_get(answer, "runs"), "");
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
 static void test_runs_pages(void **state)
 {
 	struct testdb *f = *state;
@@ -768,11 +790,59 @@ static void test_parse_limit_offset(void **state)
 	strbuf_release(&err);
 }
 
+
+/* Words of a subject, any case and order; a short sha; nothing found. */
+static void test_search(void **state)
+{
+	struct testdb *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer;
+
+	answer = history_search(f->db, "  truncate\tEXEC ", &err);
+	expect_json(answer,
+		    "{'query': '  truncate\\tEXEC ', 'more': false, 'patches': ["
+		    "{'name': 'exec-shebang-6.6.patch', 'upstream': '" "8099B047ECC431518B9BB6BDBBA3549BBECDC343" "',"
+		    " 'subject': 'exec: do not truncate', 'author': null, 'runs': 1, 'last_run': 3},"
+		    "{'name': 'shebang.patch', 'upstream': '" SHEBANG_SHA "', 'subject': 'exec: do not truncate',"
+		    " 'author': 'A U Thor <author@example.org>', 'runs': 2, 'last_run': 2}]}");
+	json_decref(answer);
+	/* 7 hex digits: the upstream prefix, in either case */
+	answer = history_search(f->db, "8099b04", &err);
+	if (json_array_size(json_object_get(answer, "patches")) != 2 ||
+	    strcmp(json_string_value(json_object_get(json_array_get(json_object_get(answer, "patches"), 0), "name")),
+		   "exec-shebang-6.6.patch") ||
+	    strcmp(json_string_value(json_object_get(json_array_get(json_object_get(answer, "patches"), 1), "name")),
+		   "shebang.patch"))
+		fail_msg("search 8099b04: expected exec-shebang-6.6.patch and shebang.patch, got %s",
+			 json_dumps(answer, JSON_COMPACT));
+	json_decref(answer);
+	answer = history_search(f->db, "cb5b020", &err);
+	expect_json(json_object_get(answer, "patches"),
+		    "[{'name': 'revert-shebang.patch', 'upstream': 'cb5b020a8d38f77209d0472a0fea755299a8ec78',"
+		    " 'subject': 'Revert exec', 'author': null, 'runs': 1, 'last_run': 2}]");
+	json_decref(answer);
+	/* a sha prefix among other words is a word of the subject, found nowhere */
+	answer = history_search(f->db, "cb5b020 exec", &err);
+	expect_json(json_object_get(answer, "patches"), "[]");
+	json_decref(answer);
+	/* % and _ are matched as written, not as LIKE patterns */
+	answer = history_search(f->db, "%", &err);
+	expect_json(json_object_get(answer, "patches"), "[]");
+	json_decref(answer);
+	/* a word that is not UTF-8 is in no stored subject */
+	answer = history_search(f->db, "exec \xff", &err);
+	expect_json(json_object_get(answer, "patches"), "[]");
+	json_decref(answer);
+	expect_failure(history_search(f->db, " \t", &err), EINVAL, &err, "search: no word to look for");
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_newest_first),
 		cmocka_unit_test(test_runs_filters),
+		cmocka_unit_test(test_runs_by_id),
 		cmocka_unit_test(test_runs_pages),
 		cmocka_unit_test(test_runs_by_branch),
 		cmocka_unit_test(test_runs_bad_filters),
@@ -787,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_runs_carry_branch),
 		cmocka_unit_test(test_branches),
 		cmocka_unit_test(test_empty_record),
+		cmocka_unit_test(test_search),
 	};
 
 	return cmocka_run_group_tests(tests, setup, testdb_teardown);

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <jansson.h>
 
+#include "basic/sql.h"
 #include "output/page.h"
 #include "testdb.h"
 
@@ -39,13 +42,13 @@ static const char fixture_sql[] =
 	" (5, 3, 'ok', NULL);";
 
 #define ROW_61 \
-	"<tr class=\"branch\"><td>shebang-2019</td><td>6.1</td><td><a href=\"/api/runs/2\">2</a></td>" \
+	"<tr class=\"branch\"><td>shebang-2019</td><td>6.1</td><td><a href=\"/runs/2\">2</a></td>" \
 	"<td>drop</td><td>6.1.192</td><td>1</td></tr>"
 #define ROW_612 \
-	"<tr class=\"branch\"><td>shebang-2019</td><td>6.12</td><td><a href=\"/api/runs/3\">3</a></td>" \
+	"<tr class=\"branch\"><td>shebang-2019</td><td>6.12</td><td><a href=\"/runs/3\">3</a></td>" \
 	"<td>pass</td><td>6.12.118</td><td>0</td></tr>"
 #define ROW_ESCAPED \
-	"<tr class=\"branch\"><td>a&lt;b&gt;&amp;c</td><td>6.6</td><td><a href=\"/api/runs/5\">5</a></td>" \
+	"<tr class=\"branch\"><td>a&lt;b&gt;&amp;c</td><td>6.6</td><td><a href=\"/runs/5\">5</a></td>" \
 	"<td>pass</td><td>6.6.60</td><td>0</td></tr>"
 
 static const char *expect_contains(const char *page, const char *want)
@@ -159,6 +162,189 @@ static void test_unreadable_record(void **state)
 	strbuf_release(&page);
 }
 
+
+/*
+ * Hostile text from a patch and a guest: a file name, a subject and
+ * evidence carrying a script and an attribute break-out. The pages hold
+ * no element of theirs, only the escaped text and percent-encoded links.
+ */
+#define SCRIPT "<script>alert(1)</script>"
+#define IMG "\"><img src=x onerror=alert(1)>"
+#define HOSTILE_NAME "0001-" SCRIPT IMG ".patch"
+#define KEPT_NAME "0002-" IMG ".patch"
+#define SCRIPT_ESCAPED "&lt;script&gt;alert(1)&lt;/script&gt;"
+#define IMG_ESCAPED "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"
+#define NAME_IN_URL "0001-%3Cscript%3Ealert%281%29%3C%2Fscript%3E%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E.patch"
+#define HOSTILE_SHA "8099b047ecc431518b9bb6bdbba3549bbecdc343"
+
+static void hostile_record(sqlite3 *db)
+{
+	json_t *report = json_pack(
+		"{s:i, s:s, s:s, s:s, s:s, s:[s], s:{s:i, s:i, s:f}, s:[{s:s, s:s, s:s, s:s, s:s, s:s, s:[s], s:[],"
+		" s:{s:s, s:i, s:s}, s:s, s:s, s:{s:[{s:s, s:[s], s:b}], s:[]}},"
+		" {s:s, s:n, s:s, s:s, s:s, s:n, s:[], s:[], s:{s:s, s:i, s:s}, s:s, s:s}],"
+		" s:[s], s:s}",
+		"run", 1, "queue", "queue-6.1", "base", "6.1.192", "verdict", "drop", "source", "q/" SCRIPT,
+		"config_checks", "amd64" IMG, "stats", "builds", 3, "boots", 4, "seconds", 255.2,
+		"patches",
+		"name", HOSTILE_NAME, "upstream", HOSTILE_SHA, "subject", "exec: " SCRIPT IMG, "author", SCRIPT " <a@b>",
+		"status", "drop", "reason", "regression", "regressions", "test.pl" IMG, "changes",
+		"apply", "status", "applied", "offset", 3, "message", IMG,
+		"evidence", "console: " SCRIPT IMG "\nexpected argv[1]=\"-a\"", "steps", "base + 1 patch: " SCRIPT,
+		"compile_check", "configs", "name", "amd64", "objects", "fs/" IMG ".o", "cut", 0, "skipped",
+		"name", KEPT_NAME, "upstream", "subject", "docs: " IMG, "author", "x", "status", "ok",
+		"reason", "regressions", "changes", "apply", "status", "applied", "offset", -2, "message", "",
+		"evidence", "", "steps", "",
+		"drop", HOSTILE_NAME, "kept_tree", "1111111111111111111111111111111111111111");
+	char *text = json_dumps(report, JSON_COMPACT);
+
+	if (!report || !text)
+		fail_msg("the hostile report cannot be made: json_pack failed");
+	if (sql_exec(db, "INSERT INTO snapshot (id, queue, source, content_hash) VALUES"
+		     " (1, 'queue-6.1', 'q', 'h1')", NULL) < 0)
+		fail_msg("the snapshot: %s", sqlite3_errmsg(db));
+	if (sql_exec(db, "INSERT INTO run (id, snapshot_id, base, suite, verdict, report, builds, boots, started_at,"
+		     " finished_at, seconds) VALUES (1, 1, '6.1.192', 's', 'drop', ?, 3, 4,"
+		     " '2026-02-02T10:00:00Z', '2026-02-02T10:04:15Z', 255.2)", "s", text) < 0)
+		fail_msg("the hostile run: %s", sqlite3_errmsg(db));
+	if (sql_exec(db, "INSERT INTO patch (id, snapshot_id, position, name, upstream, subject, author) VALUES"
+		     " (1, 1, 1, ?, ?, ?, ?), (2, 1, 2, ?, NULL, ?, 'x')", "ssssss", HOSTILE_NAME, HOSTILE_SHA,
+		     "exec: " SCRIPT IMG, SCRIPT " <a@b>", KEPT_NAME, "docs: " IMG) < 0)
+		fail_msg("the hostile patches: %s", sqlite3_errmsg(db));
+	if (sql_exec(db, "INSERT INTO verdict (run_id, patch_id, status, reason, regressions, evidence) VALUES"
+		     " (1, 1, 'drop', 'regression', ?, ?), (1, 2, 'ok', NULL, '[]', '')", "ss",
+		     "[\"test.pl" "\\\"><img src=x onerror=alert(1)>" "\"]", "console: " SCRIPT IMG) < 0)
+		fail_msg("the hostile verdicts: %s", sqlite3_errmsg(db));
+	free(text);
+	json_decref(report);
+}
+
+/* No element and no attribute of the hostile text made it into @page as markup. */
+static void expect_inert(const char *page, const char *what)
+{
+	if (strstr(page, "<script") || strstr(page, "<img"))
+		fail_msg("%s: expected no <script and no <img, got\n%s", what, page);
+	expect_contains(page, SCRIPT_ESCAPED);
+	expect_contains(page, IMG_ESCAPED);
+}
+
+static void test_run_page(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+	const char *dropped, *kept;
+
+	hostile_record(t->db);
+	assert_int_equal(page_render_run(t->db, 1, &page), 0);
+	expect_inert(page.buf, "run 1");
+	expect_contains(page.buf, "<title>Run 1 - backport-gate</title>");
+	expect_contains(page.buf, "<a href=\"/api/runs/1\">JSON report</a>");
+	expect_contains(page.buf, "<tr><th>started</th><td>2026-02-02T10:00:00Z</td></tr>");
+	expect_contains(page.buf, "<tr><th>time to verdict</th><td>4 min 15 s</td></tr>");
+	expect_contains(page.buf, "<tr><th>builds and boots</th><td>3 builds, 4 boots</td></tr>");
+	expect_contains(page.buf, "<tr><th>configs checked</th><td>amd64" IMG_ESCAPED "</td></tr>");
+	expect_contains(page.buf, "<code>1111111111111111111111111111111111111111</code>");
+	/* the drop first, its link encoded, then its evidence and steps */
+	dropped = expect_contains(page.buf, "<h2>Dropped (1)</h2>\n<section class=\"dropped\" id=\"patch-"
+				  NAME_IN_URL "\"><h3><a href=\"/patches/" NAME_IN_URL "\">0001-"
+				  SCRIPT_ESCAPED IMG_ESCAPED ".patch</a></h3>");
+	expect_contains(page.buf, "<p class=\"subject\">exec: " SCRIPT_ESCAPED IMG_ESCAPED " &mdash; "
+			SCRIPT_ESCAPED " &lt;a@b&gt;</p>");
+	expect_contains(page.buf, "<a href=\"/api/cases/test.pl%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E\">");
+	expect_contains(page.buf, "<pre class=\"evidence\">console: " SCRIPT_ESCAPED IMG_ESCAPED
+			"\nexpected argv[1]=&quot;-a&quot;</pre>");
+	expect_contains(page.buf, "<pre class=\"steps\">base + 1 patch: " SCRIPT_ESCAPED "</pre>");
+	expect_contains(page.buf, "<p class=\"apply\">Apply: applied, offset 3: " IMG_ESCAPED "</p>");
+	expect_contains(page.buf, "<li>amd64: <code>fs/" IMG_ESCAPED ".o</code></li>");
+	/* then the kept one, with its offset */
+	kept = expect_contains(page.buf, "<td>docs: " IMG_ESCAPED "</td><td>ok</td><td>applied, offset -2</td>");
+	if (!(dropped < kept))
+		fail_msg("expected the drop list before the kept patches:\n%s", page.buf);
+	strbuf_release(&page);
+}
+
+static void test_run_page_unknown(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+
+	assert_int_equal(page_render_run(t->db, 99, &page), -ENOENT);
+	expect_contains(page.buf, "<h2>Run 99</h2>\n<p class=\"state\">no run 99</p>\n</body></html>\n");
+	strbuf_reset(&page);
+	if (sqlite3_exec(t->db, "INSERT INTO snapshot (id, queue, source, content_hash) VALUES (1, 'q', 'q', 'h');"
+			 "INSERT INTO run (id, snapshot_id, base, suite, verdict) VALUES (2, 1, '6.1.1', 's', 'running')",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("a running run: %s", sqlite3_errmsg(t->db));
+	assert_int_equal(page_render_run(t->db, 2, &page), -EAGAIN);
+	expect_contains(page.buf, "run 2 has no report yet (its verdict is running)");
+	strbuf_release(&page);
+}
+
+static void test_patch_page(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+
+	hostile_record(t->db);
+	assert_int_equal(page_render_patch(t->db, HOSTILE_NAME, &page), 0);
+	expect_inert(page.buf, "the patch by name");
+	expect_contains(page.buf, "value=\"0001-" SCRIPT_ESCAPED IMG_ESCAPED ".patch\"");
+	expect_contains(page.buf, "<tr><th>first seen</th><td><a href=\"/runs/1#patch-" NAME_IN_URL
+			"\">run 1</a> on 6.1.192, 2026-02-02T10:00:00Z</td></tr>\n"
+			"<tr><th>last dropped</th><td><a href=\"/runs/1#patch-" NAME_IN_URL
+			"\">run 1</a> on 6.1.192, 2026-02-02T10:00:00Z</td></tr>\n"
+			"<tr><th>last kept</th><td>never</td></tr>");
+	expect_contains(page.buf, "<tr class=\"drop\"><td>6.1</td><td>6.1.192</td><td><a href=\"/runs/1\">1</a></td>"
+			"<td>queue-6.1</td><td>drop</td><td>regression</td></tr>");
+	expect_contains(page.buf, "<pre>console: " SCRIPT_ESCAPED IMG_ESCAPED "</pre>");
+	strbuf_reset(&page);
+	/* by upstream: the same verdict */
+	assert_int_equal(page_render_patch(t->db, HOSTILE_SHA, &page), 0);
+	expect_inert(page.buf, "the patch by upstream");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_patch(t->db, "never-seen.patch", &page), -ENOENT);
+	expect_contains(page.buf, "No run judged a patch whose file name is never-seen.patch.");
+	strbuf_release(&page);
+}
+
+static void test_search_page(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT, location = STRBUF_INIT;
+
+	hostile_record(t->db);
+	/* words of a subject: the list */
+	assert_int_equal(page_render_search(t->db, " EXEC alert(1) ", &page, &location), 0);
+	assert_string_equal(location.buf, "");
+	expect_inert(page.buf, "search for words");
+	expect_contains(page.buf, "<tr><td><a href=\"/patches/" NAME_IN_URL "\">");
+	expect_contains(page.buf, "<td>1</td><td><a href=\"/runs/1\">1</a></td></tr>");
+	strbuf_reset(&page);
+	/* the hostile query itself is escaped where the page repeats it */
+	assert_int_equal(page_render_search(t->db, SCRIPT IMG " nothing", &page, &location), 0);
+	if (strstr(page.buf, "<script") || strstr(page.buf, "<img"))
+		fail_msg("search: the query came back as markup:\n%s", page.buf);
+	expect_contains(page.buf, "value=\"" SCRIPT_ESCAPED IMG_ESCAPED " nothing\"");
+	expect_contains(page.buf, "<p class=\"state\">No patch found.</p>");
+	strbuf_reset(&page);
+	/* a file name, a sha, a short sha: the patch's page */
+	assert_int_equal(page_render_search(t->db, HOSTILE_NAME, &page, &location), 0);
+	assert_string_equal(location.buf, "/patches/" NAME_IN_URL);
+	assert_int_equal(page.len, 0);
+	strbuf_reset(&location);
+	assert_int_equal(page_render_search(t->db, "8099B047ECC4", &page, &location), 0);
+	assert_string_equal(location.buf, "/patches/8099B047ECC4");
+	strbuf_reset(&location);
+	assert_int_equal(page_render_search(t->db, "8099b04", &page, &location), 0);
+	assert_string_equal(location.buf, "/patches/" HOSTILE_SHA);
+	strbuf_reset(&location);
+	/* no query: the page says what to give */
+	assert_int_equal(page_render_search(t->db, "  ", &page, &location), 0);
+	expect_contains(page.buf, "Give an upstream sha");
+	strbuf_release(&page);
+	strbuf_release(&location);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +352,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rows_per_queue_and_branch, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_retry_waiting, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_record, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_run_page, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_run_page_unknown, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_patch_page, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_search_page, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -322,11 +322,11 @@ static void test_page_drop_list(void **state)
 	record(f, "6.1", report);
 	render(f);
 	assert_has(f, "<h2>6.1</h2><p class=\"source\">https://git.example.org/stable-queue.git</p>");
-	assert_has(f, "<p class=\"verdict drop\">Run <a href=\"/api/runs/7\">7</a> on 6.1.192: "
+	assert_has(f, "<p class=\"verdict drop\">Run <a href=\"/runs/7\">7</a> on 6.1.192: "
 		      "<strong>DROP</strong>, 1 of 4 patches to drop</p>");
 	assert_has(f, "<p class=\"kept\">Kept tree <code>4b825dc642cb6eb9a060e54bf8d69288fbee4904</code>");
 	/* the dropped patch: its row, reason, regressions linked, evidence */
-	assert_has(f, "<tr class=\"drop\"><td><a href=\"/api/patches/"
+	assert_has(f, "<tr class=\"drop\"><td><a href=\"/patches/"
 		      "exec-load_script-don-t-blindly-truncate-shebang-string.patch\">"
 		      "exec-load_script-don-t-blindly-truncate-shebang-string.patch</a></td>"
 		      "<td>drop</td><td>regression</td><td>"
@@ -335,7 +335,7 @@ static void test_page_drop_list(void **state)
 		      "<a class=\"change\" href=\"/api/cases/dropped-quirk\">dropped-quirk (changed)</a> </td>"
 		      "<td><pre>test.pl: ran /bin/sh</pre></td></tr>");
 	/* kept ones: no reason; a quirk change marked as such */
-	assert_has(f, "<tr class=\"ok\"><td><a href=\"/api/patches/binfmts-say-what-linux_binprm-holds.patch\">"
+	assert_has(f, "<tr class=\"ok\"><td><a href=\"/patches/binfmts-say-what-linux_binprm-holds.patch\">"
 		      "binfmts-say-what-linux_binprm-holds.patch</a></td><td>ok</td><td></td><td></td>");
 	assert_has(f, "<tr class=\"not-exercised\">");
 	assert_has(f, "<a class=\"change\" href=\"/api/cases/empty-arg\">empty-arg (changed)</a>");
@@ -379,7 +379,7 @@ static void test_page_escapes(void **state)
 	assert_has(f, "<td>regression&lt;br&gt;</td>");
 	assert_has(f, "<pre>console: " HOSTILE_ESCAPED "</pre>");
 	/* in a link, a path segment: every byte but [A-Za-z0-9._-] percent-encoded */
-	assert_has(f, "<a href=\"/api/patches/a%20%3Cscript%3Ealert%28%22x%22%29%26%27%3C%2Fscript%3E.patch\">");
+	assert_has(f, "<a href=\"/patches/a%20%3Cscript%3Ealert%28%22x%22%29%26%27%3C%2Fscript%3E.patch\">");
 	assert_has(f, "<a href=\"/api/cases/case%2F%3Ci%3E\">case/&lt;i&gt;</a>");
 	/* and in a class attribute */
 	assert_has(f, "<tr class=\"ok&quot;&gt;&lt;script&gt;x&lt;/script&gt;\">");
@@ -407,7 +407,7 @@ static void test_page_queues(void **state)
 	record(f, "6.1", old);
 	record(f, "6.1", pass);
 	render(f);
-	assert_has(f, "<p class=\"verdict pass\">Run <a href=\"/api/runs/8\">8</a> on 6.1.193: "
+	assert_has(f, "<p class=\"verdict pass\">Run <a href=\"/runs/8\">8</a> on 6.1.193: "
 		      "<strong>PASS</strong>, 0 of 1 patches to drop</p>");
 	assert_lacks(f, "old evidence");
 	assert_has(f, "<h2>5.15</h2><p class=\"source\">/srv/queue-5.15</p>"
