@@ -486,7 +486,10 @@ static void index_add(struct include_index *ix, const char *from, const char *to
 	ix->n++;
 }
 
-/* Every file under @root (tree-relative) whose name ends in @suffix, into @out. */
+/*
+ * Every file under @top/@rel (recursing when @recurse) whose name ends in
+ * @suffix, into @out as a tree-relative path.
+ */
 static void walk(const char *top, const char *rel, bool recurse, const char *suffix,
 		 struct strlist *out)
 {
