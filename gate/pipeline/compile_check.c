@@ -954,12 +954,15 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 		strbuf_addf(err, "config-check: cannot read the tree of a commit");
 		return r;
 	}
+	memset(&plan, 0, sizeof(plan));
 	r = tree_diff_paths(cc->base, &base_tree, &tree, &changed, err);
 	if (r == 0)
 		r = compile_check_plan(cc, &changed, &plan, err);
 	strlist_release(&changed);
-	if (r < 0)
+	if (r < 0) {
+		cc_plan_release(&plan);
 		return r;
+	}
 	for (size_t i = 0; i < cc->n && r == 0 && *ret_ok; i++) {
 		struct cc_config *c = &cc->configs[i];
 		char *log = xasprintf("%s/cc-%s.log", cc->env->work, c->name);
