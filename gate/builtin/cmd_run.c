@@ -62,7 +62,7 @@ int cmd_run(int argc, char **argv)
 	char *top = suite_top(), *db_default = NULL;
 	const char *tree = NULL;
 	struct target target = { 0 };
-	const char *checks[COMPILE_CHECK_CONFIGS_MAX];
+	char *checks[COMPILE_CHECK_CONFIGS_MAX];
 	char *config_paths[COMPILE_CHECK_CONFIGS_MAX] = { 0 };
 	char *config_names[COMPILE_CHECK_CONFIGS_MAX] = { 0 };
 	size_t n_checks = 0, n_configs = 0;
@@ -110,11 +110,8 @@ int cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	opts.target = &target;
-	for (size_t i = 0; i < n_checks && r == 0; i++) {
-		r = compile_check_resolve(target.version, checks[i], &config_paths[i],
-					  &config_names[i], &err);
-		n_configs += r == 0;
-	}
+	r = compile_check_resolve_all(target.version, checks, n_checks, config_paths, config_names,
+				      &n_configs, &err);
 	if (r < 0)
 		goto fail;
 	opts.config_paths = config_paths;

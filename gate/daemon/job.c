@@ -117,11 +117,8 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	if (r < 0)
 		goto out;
 	opts.target = &target;
-	for (size_t i = 0; i < q->n_config_checks && r == 0; i++) {
-		r = compile_check_resolve(target.version, q->config_checks[i], &config_paths[i],
-					  &config_names[i], err);
-		n_configs += r == 0;
-	}
+	r = compile_check_resolve_all(target.version, q->config_checks, q->n_config_checks,
+				      config_paths, config_names, &n_configs, err);
 	if (r < 0)
 		goto out;
 	opts.config_paths = config_paths;

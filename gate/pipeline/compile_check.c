@@ -165,6 +165,19 @@ out:
 	return r;
 }
 
+int compile_check_resolve_all(const char *version, char *const *specs, size_t n, char **paths,
+			      char **names, size_t *ret_n, struct strbuf *err)
+{
+	int r = 0;
+
+	*ret_n = 0;
+	for (size_t i = 0; i < n && i < COMPILE_CHECK_CONFIGS_MAX && r == 0; i++) {
+		r = compile_check_resolve(version, specs[i], &paths[i], &names[i], err);
+		*ret_n += r == 0;
+	}
+	return r;
+}
+
 int compile_check_open(struct compile_check *cc, struct kernel_env *env,
 		       struct kernel_tree *base, char *const *paths, char *const *names,
 		       size_t n, struct strbuf *err)

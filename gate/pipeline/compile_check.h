@@ -31,6 +31,7 @@
  * the result.
  *
  *   compile_check_resolve()  NAME or PATH to the config file (exit-2 errors)
+ *   compile_check_resolve_all()  the same for each of several
  *   compile_check_open()     ready to check trees of @base (nothing is built yet)
  *   compile_check_plan()     what checking the files a patch touches compiles
  *   compile_check_tree()     check one tree
@@ -97,6 +98,15 @@ void cc_plan_release(struct cc_plan *plan);
  */
 int compile_check_resolve(const char *version, const char *spec, char **ret_path,
 			  char **ret_name, struct strbuf *err);
+
+/*
+ * compile_check_resolve() for each of @specs (@n, at most
+ * COMPILE_CHECK_CONFIGS_MAX): *ret_n of them resolved into @paths and
+ * @names, which the caller frees, also when the next one failed. 0, or
+ * the first failure's -ENOENT with @err.
+ */
+int compile_check_resolve_all(const char *version, char *const *specs, size_t n, char **paths,
+			      char **names, size_t *ret_n, struct strbuf *err);
 
 /*
  * Get ready to check trees of @base under the configs @paths/@names (n
