@@ -52,7 +52,7 @@ TEST_HELPER_HDRS := tests/unit/testdb.h
 UNIT_TESTS := $(BUILD)/tests/probe_record_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
-.PHONY: all suite deps check demo bench clean unit debian-series check-layers install FORCE
+.PHONY: all suite deps check demo bench bench-config-check clean unit debian-series check-layers install FORCE
 
 all: check-layers suite $(BUILD)/backport-gate $(UNIT_TESTS) $(BUILD)/tests/apply-series
 
@@ -206,6 +206,13 @@ real-series: deps
 bench: deps
 	$(MAKE) all
 	bench/run
+
+# What the compile check adds on Debian's real series (without it, then
+# with it under Debian's amd64 config; bench/results/config-check.md).
+# About 30 minutes on 2 cores with a warm cache.
+bench-config-check: deps
+	$(MAKE) all
+	bench/config-check
 
 # The gate on Debian's whole linux 6.1 quilt series (DEBIAN_SERIES_VERSION,
 # default 6.1.164-1) and its orig tarball: every patch kept, the exported

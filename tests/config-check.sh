@@ -84,14 +84,32 @@ expect_eq "the header change: the objects that include it" \
 	"fs/isofs/compress.o fs/isofs/dir.o fs/isofs/export.o fs/isofs/inode.o fs/isofs/joliet.o fs/isofs/namei.o fs/isofs/rock.o fs/isofs/util.o" \
 	"$(patch "$header" '.compile_check.configs[0].objects | join(" ")')"
 expect_eq "the report names the configs checked" amd64 "$(field '.config_checks | join(" ")')"
-checks=$(field .stats.compile_checks)
+# On a machine where an earlier run checked the same trees, they are recalled.
+checks=$(field '.stats.compile_checks + .stats.compile_recalled')
 if [ "${checks:-0}" -ge 2 ]; then
-	pass "stats.compile_checks counts the trees checked ($checks)"
+	pass "stats.compile_checks + compile_recalled count the trees checked ($checks)"
 else
-	fail "stats.compile_checks: expected at least 2, got '$checks'"
+	fail "stats.compile_checks + compile_recalled: expected at least 2, got '$checks'"
 fi
 expect_contains "the text report says the check ran" "config check: amd64" "$(cat "$tmp/out")"
 echo "# with --config-check amd64: $took s, $(field .stats.compile_objects) objects compiled, set-up $(field .stats.compile_setup_seconds) s"
+
+# Naming no config is the same check (amd64 of linux-config-6.1, which
+# make deps installs), and the trees the run above compiled are recalled.
+trees=$(field '.stats.compile_checks + .stats.compile_recalled')
+run --queue "$queue"
+expect_eq "no --config-check: amd64 by default" amd64 "$(field '.config_checks | join(" ")')"
+expect_eq "no --config-check: the same drops, for build" "$header build $call build" \
+	"$(field '[.patches[] | select(.status == "drop") | "\(.name) \(.reason)"] | join(" ")')"
+expect_eq "no --config-check: nothing said about the check being off" "" \
+	"$(grep 'compile check off' "$tmp/err")"
+expect_eq "a second run compiles no tree again: every one recalled" "0 $trees" \
+	"$(field '"\(.stats.compile_checks) \(.stats.compile_recalled)"')"
+expect_eq "a second run compiles no object" 0 "$(field .stats.compile_objects)"
+expect_contains "recalled: the evidence is the compiler's line again" \
+	"error: implicit declaration of function" "$(patch "$call" .evidence)"
+expect_contains "the text report says which trees were recalled" \
+	"0 trees compiled ($trees known from earlier runs)" "$(cat "$tmp/out")"
 
 # Without it (none), the same queue passes: tinyconfig builds no isofs.
 run --queue "$queue" --config-check amd64 --config-check none
@@ -108,3 +126,81 @@ echo docs-binfmt-misc-replace-aka.patch >"$tmp/docs/queue-6.1/series"
 run --queue "$tmp/docs" --config-check amd64
 expect_eq "documentation only: exit status 0" 0 "$status"
 expect_eq "documentation only: no object compiled" 0 "$(field .stats.compile_objects)"
+
+# A source file the queue adds, with the Makefile line that builds it:
+# no list made from base names its object; kbuild, asked on the candidate,
+# does. The patch that breaks it is dropped for build; the one that adds
+# it compiles and is kept.
+added=$top/tests/data/queues/added-source
+run --queue "$added" --config-check amd64
+expect_eq "added source: the change that breaks it is dropped for build" \
+	"isofs-read-the-hidden-flag-through-a-helper.patch build" \
+	"$(field '[.patches[] | select(.status == "drop") | "\(.name) \(.reason)"] | join(" ")')"
+expect_eq "added source: the patch that adds it is kept" ok \
+	"$(patch isofs-add-isofs_hidden.patch .status)"
+expect_eq "added source: the report says kbuild is asked about it" "fs/isofs/hidden.o" \
+	"$(patch isofs-add-isofs_hidden.patch '.compile_check.configs[0].added | join(" ")')"
+expect_contains "added source: the evidence quotes the compiler in the new file" \
+	"fs/isofs/hidden.c:9:" "$(patch isofs-read-the-hidden-flag-through-a-helper.patch .evidence)"
+expect_contains "added source: the missing function is named" "iso_record_flags" \
+	"$(patch isofs-read-the-hidden-flag-through-a-helper.patch .evidence)"
+run --queue "$added" --config-check none
+# (the Makefile is a build rule the test kernel's build reads: exercised)
+expect_eq "added source, no check: both kept, the new file not exercised" \
+	"0 ok not-exercised" \
+	"$status $(field '[.patches[].status] | join(" ")')"
+
+# Naming no config where the tree has no linux-config package: the run
+# says the check is off and why, and goes on (here to a queue that is not
+# there, so nothing is built).
+run --queue "$tmp/no-queue" --series queue-6.1 --tree "$tmp/linux-source-9.8.tar.xz"
+expect_eq "no config named, package not installed: says the check is off and what to install" \
+	"backport-gate run: compile check off: /usr/src/linux-config-9.8/config.amd64_none_amd64.xz: No such file or directory; it comes with package linux-config-9.8 (apt-get install linux-config-9.8)" \
+	"$(head -n 1 "$tmp/err")"
+run --queue "$tmp/no-queue" --series queue-6.1 --tree "$tmp/linux_6.1.1.orig.tar.xz"
+expect_eq "no config named, an orig tarball: says the check is off and how to name one" \
+	"backport-gate run: compile check off: tree linux_6.1.1.orig is no linux-source-X.Y, so it has no linux-config package; name a config file with --config-check PATH" \
+	"$(head -n 1 "$tmp/err")"
+
+# The daemon: a queue without the key gets the default check, one with
+# config-check = none does not. Both gate the same queue by webhook.
+port=$(free_port)
+base=http://127.0.0.1:$port
+secret=s3cret-for-tests
+cat >"$tmp/gate.conf" <<CONF
+[server]
+	listen = 127.0.0.1:$port
+	database = $tmp/serve.db
+[queue "default"]
+	url = $queue
+	series = queue-6.1
+	poll = 0
+	secret = $secret
+[queue "off"]
+	url = $queue
+	series = queue-6.1
+	poll = 0
+	secret = $secret
+	config-check = none
+CONF
+if ! start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base"; then
+	fail "the daemon answers"
+	exit 1
+fi
+trap 'kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; rm -rf "$tmp"' EXIT
+# job QUEUE: the job's final state and its run's drops, "reason name ..."
+job() {
+	local body="{\"queue\": \"$1\"}" id state=
+	id=$(curl -s -X POST -H "X-Hub-Signature-256: sha256=$(sign "$body" "$secret")" \
+		-H 'Content-Type: application/json' -d "$body" "$base/webhook" | jq -r .job)
+	for _ in $(seq 900); do
+		state=$(curl -s "$base/api/jobs/$id" | jq -r .state)
+		case $state in done|failed) break ;; esac
+		sleep 1
+	done
+	curl -s "$base/api/runs/$(curl -s "$base/api/jobs/$id" | jq -r .run)" >"$tmp/serve.json"
+	echo "$state $(jq -r '"\(.config_checks // [] | join(",")) \([.patches[] | select(.status == "drop") | .reason] | join(" "))"' "$tmp/serve.json")"
+}
+expect_eq "serve, a queue without config-check: amd64, both dropped for build" \
+	"done amd64 build build" "$(job default)"
+expect_eq "serve, config-check = none: no check, nothing dropped" "done  " "$(job off)"

@@ -45,7 +45,7 @@ full_cache() {
 
 	status=0
 	start=$(date +%s)
-	"$gate" run --db "$db" --queue "$top/tests/data/patches/exit-comment" >"$tmp/out" 2>"$tmp/err" ||
+	"$gate" run --config-check none --db "$db" --queue "$top/tests/data/patches/exit-comment" >"$tmp/out" 2>"$tmp/err" ||
 		status=$?
 	echo "# full cache: run ended in $(($(date +%s) - start)) s"
 	expect_eq "full cache: run exits 2 (no verdict)" 2 "$status"
@@ -67,6 +67,7 @@ full_cache() {
 	database = $db
 	cache = $shared_cache
 [queue "full"]
+	config-check = none
 	url = $repo
 	poll = 0
 	secret = $secret
@@ -155,7 +156,7 @@ program_of() {
 # and check that the program's process group goes with it.
 kill_at_child() {
 	local what=$1 db=$2 pattern=$3 delay=$4 pid child group start t
-	"$gate" run --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+	"$gate" run --config-check none --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
 	pid=$!
 	start=$(date +%s)
 	child=
@@ -191,7 +192,7 @@ kill_at_child() {
 # gate_full WHAT DB EXPECTED: a run on DB to its end, with verdict EXPECTED.
 gate_full() {
 	local status=0 start=$(date +%s)
-	"$gate" run --db "$2" --json "$tmp/kill.json" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" ||
+	"$gate" run --config-check none --db "$2" --json "$tmp/kill.json" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" ||
 		status=$?
 	echo "# $1: $(($(date +%s) - start)) s: $(tail -n 1 "$tmp/kill.out")"
 	expect_eq "$1: exit status 0 and verdict" "0 $3" "$status $(jq -r .verdict "$tmp/kill.json" 2>/dev/null)"
@@ -206,7 +207,7 @@ kill_in_statement() {
 	local what=$1 db=$2 sql=$3 pid
 	rm -f "$tmp/stalled"
 	LD_PRELOAD=$stall BG_STALL_SQL=$sql BG_STALL_MARK=$tmp/stalled \
-		"$gate" run --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+		"$gate" run --config-check none --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
 	pid=$!
 	if ! wait_for 1200 test -e "$tmp/stalled"; then
 		fail "$what: the gate never reached '$sql' (exit: $(tail -n 1 "$tmp/kill.err"))"
@@ -256,7 +257,7 @@ kill_nine() {
 	kill_in_statement "kill between the verdict's rows" "$db" "INSERT OR REPLACE INTO verdict"
 	rm -f "$tmp/stalled"
 	LD_PRELOAD=$stall BG_STALL_SQL="INSERT INTO run" BG_STALL_MARK=$tmp/stalled \
-		"$gate" run --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+		"$gate" run --config-check none --db "$db" --queue "$kq" >"$tmp/kill.out" 2>"$tmp/kill.err" &
 	pid=$!
 	wait_for 1200 test -e "$tmp/stalled" || fail "kill in the start's transaction: never reached"
 	kill -9 "$pid"
@@ -295,7 +296,7 @@ fi
 # ---- §3: a guest that floods the console ---------------------------------
 db=$tmp/gate.db
 start=$(date +%s)
-BG_BOOT_TIMEOUT=60 "$gate" run --db "$db" --json "$tmp/flood.json" --queue "$top/tests/data/patches/flood" \
+BG_BOOT_TIMEOUT=60 "$gate" run --config-check none --db "$db" --json "$tmp/flood.json" --queue "$top/tests/data/patches/flood" \
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
 hwm=0
@@ -353,7 +354,7 @@ patch_header() { printf 'From: t <t@t.invalid>\nSubject: [PATCH] %s\n\n---\n' "$
 printf '%s\n' "$good" outside.patch passwd.patch fs-add-a-link-out-of-the-tree.patch \
 	fs-write-through-a-new-link.patch dt-write-through-a-tree-link.patch >"$q/series"
 status=0
-"$gate" run --db "$db" --json "$tmp/links.json" --queue "$tmp/links" >"$tmp/out" 2>"$tmp/err" || status=$?
+"$gate" run --config-check none --db "$db" --json "$tmp/links.json" --queue "$tmp/links" >"$tmp/out" 2>"$tmp/err" || status=$?
 out=$(cat "$tmp/out")
 expect_eq "symlinks: exit status 1 (they are dropped)" 1 "$status"
 expect_eq "symlinks: the good patch is still judged" "$good:ok" \
@@ -403,15 +404,18 @@ cat >"$tmp/daemon.conf" <<CONF
 	listen = 127.0.0.1:$port
 	database = $tmp/daemon.db
 [queue "good"]
+	config-check = none
 	url = $repo
 	poll = 0
 	secret = $secret
 	notify = http://127.0.0.1:$rport/hook
 [queue "hang"]
+	config-check = none
 	url = http://127.0.0.1:$hport/stable-queue.git
 	poll = 2
 	secret = $secret
 [queue "gone"]
+	config-check = none
 	url = $tmp/gone
 	poll = 2
 	secret = $secret

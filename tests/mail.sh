@@ -38,11 +38,13 @@ cat >"$tmp/gate.conf" <<CONF
 	from = backport-gate <gate@lab.example.org>
 	cc = \"Lab, Test\" <lab@example.org>
 [queue "drop"]
+	config-check = none
 	url = $tmp/shebang-2019
 	poll = 0
 	secret = $secret
 	review-list = Stable <stable@vger.kernel.org>
 [queue "pass"]
+	config-check = none
 	url = $tmp/shebang-2019-reverted
 	poll = 0
 	secret = $secret

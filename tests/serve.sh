@@ -26,6 +26,7 @@ cat >"$tmp/gate.conf" <<CONF
 	database = $tmp/gate.db
 	max-body = 4096
 [queue "stable-6.1"]
+	config-check = none
 	url = $repo
 	poll = 0
 	secret = $secret

@@ -66,6 +66,7 @@ int cmd_run(int argc, char **argv)
 	char *config_paths[COMPILE_CHECK_CONFIGS_MAX] = { 0 };
 	char *config_names[COMPILE_CHECK_CONFIGS_MAX] = { 0 };
 	size_t n_checks = 0, n_configs = 0;
+	bool checks_named = false;	/* --config-check given, even "none" */
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;
@@ -81,6 +82,7 @@ int cmd_run(int argc, char **argv)
 		case 'd': db_path = optarg; break;
 		case 'Q': opts.drop_on_quirk = true; break;
 		case 'C':
+			checks_named = true;
 			if (strcmp(optarg, "none") == 0) {
 				n_checks = 0;
 			} else if (n_checks == COMPILE_CHECK_CONFIGS_MAX) {
@@ -110,10 +112,20 @@ int cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	opts.target = &target;
-	r = compile_check_resolve_all(target.version, checks, n_checks, config_paths, config_names,
-				      &n_configs, &err);
-	if (r < 0)
-		goto fail;
+	if (checks_named) {
+		r = compile_check_resolve_all(target.version, checks, n_checks, config_paths,
+					      config_names, &n_configs, &err);
+		if (r < 0)
+			goto fail;
+	} else {
+		struct strbuf notice = STRBUF_INIT;
+
+		compile_check_default(target.version, config_paths, config_names, &n_configs,
+				      &notice);
+		if (notice.len)
+			fprintf(stderr, "backport-gate run: %s\n", notice.buf);
+		strbuf_release(&notice);
+	}
 	opts.config_paths = config_paths;
 	opts.config_names = config_names;
 	opts.n_configs = n_configs;

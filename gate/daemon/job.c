@@ -117,10 +117,20 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	if (r < 0)
 		goto out;
 	opts.target = &target;
-	r = compile_check_resolve_all(target.version, q->config_checks, q->n_config_checks,
-				      config_paths, config_names, &n_configs, err);
-	if (r < 0)
-		goto out;
+	if (q->config_check_named) {
+		r = compile_check_resolve_all(target.version, q->config_checks,
+					      q->n_config_checks, config_paths, config_names,
+					      &n_configs, err);
+		if (r < 0)
+			goto out;
+	} else {
+		compile_check_default(target.version, config_paths, config_names, &n_configs,
+				      &why);
+		if (why.len)
+			fprintf(stderr, "job %lld: queue %s: %s\n", (long long)job_id, queue,
+				why.buf);
+		strbuf_reset(&why);
+	}
 	opts.config_paths = config_paths;
 	opts.config_names = config_names;
 	opts.n_configs = n_configs;

@@ -349,6 +349,7 @@ static void queue_key(struct loader *l, const char *name, const char *key, const
 		else
 			q->notify[q->n_notify++] = xstrdup(value);
 	} else if (!strcmp(key, "config-check")) {
+		q->config_check_named = true;
 		if (!strcmp(value, "none")) {
 			for (size_t k = 0; k < q->n_config_checks; k++)
 				free(q->config_checks[k]);

@@ -51,6 +51,7 @@ struct queue_config {
 	char *review_list;	/* NULL: no reply by mail */
 	char *config_checks[CONFIG_MAX_CHECKS];	/* compile_check.h: NAME or PATH */
 	size_t n_config_checks;
+	bool config_check_named;	/* the key was given (else amd64 if installed) */
 };
 
 /* How replies are mailed (daemon/smtp.h); all NULL without [report]. */

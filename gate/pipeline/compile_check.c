@@ -103,10 +103,18 @@ static const char *object_target(const struct cc_config *c, const char *o)
 
 void cc_plan_release(struct cc_plan *plan)
 {
-	for (size_t i = 0; i < COMPILE_CHECK_CONFIGS_MAX; i++)
+	for (size_t i = 0; i < COMPILE_CHECK_CONFIGS_MAX; i++) {
 		strlist_release(&plan->objects[i]);
+		strlist_release(&plan->added[i]);
+	}
 	strlist_release(&plan->skipped);
 	memset(plan, 0, sizeof(*plan));
+}
+
+/* "6.1": the tree is a linux-source-X.Y, which has a linux-config-X.Y */
+static bool package_version(const char *version)
+{
+	return version[0] && strspn(version, "0123456789.") == strlen(version);
 }
 
 int compile_check_resolve(const char *version, const char *spec, char **ret_path,
@@ -142,7 +150,7 @@ int compile_check_resolve(const char *version, const char *spec, char **ret_path
 		r = -ENOENT;
 		goto out;
 	}
-	if (!version[0] || strspn(version, "0123456789.") != strlen(version)) {
+	if (!package_version(version)) {
 		strbuf_addf(err, "config-check: '%s' names a config of Debian's linux-config-X.Y, "
 			    "and tree %s is no linux-source-X.Y; give the config file's path", spec,
 			    version);
@@ -176,6 +184,23 @@ int compile_check_resolve_all(const char *version, char *const *specs, size_t n,
 		*ret_n += r == 0;
 	}
 	return r;
+}
+
+void compile_check_default(const char *version, char **paths, char **names, size_t *ret_n,
+			   struct strbuf *notice)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	*ret_n = 0;
+	if (!package_version(version))
+		strbuf_addf(notice, "compile check off: tree %s is no linux-source-X.Y, so it has "
+			    "no linux-config package; name a config file with --config-check PATH",
+			    version);
+	else if (compile_check_resolve(version, "amd64", &paths[0], &names[0], &why) == 0)
+		*ret_n = 1;
+	else	/* the file and the package to install */
+		strbuf_addf(notice, "compile check off: %s", why.buf + strlen("config-check: "));
+	strbuf_release(&why);
 }
 
 int compile_check_open(struct compile_check *cc, struct kernel_env *env,
@@ -719,6 +744,42 @@ static void header_objects(const struct include_index *ix, const struct cc_confi
 	strlist_release(&seen);
 }
 
+/* Whether @path is a file of base (a source a candidate adds is not). */
+static bool in_base(const struct compile_check *cc, const char *path)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	bool found = true;	/* unreadable: treated as base's, as before */
+
+	if (git_commit_lookup(&commit, cc->base->repo, &cc->base->base) == 0 &&
+	    git_commit_tree(&tree, commit) == 0)
+		found = git_tree_entry_bypath(&entry, tree, path) == 0;
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return found;
+}
+
+/* Whether @c builds an object in the folder of @path (a new file there may be one). */
+static bool builds_in(const struct cc_config *c, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) + 1 : 0, lo = 0, hi = c->objects.n;
+
+	if (!n)
+		return false;
+	while (lo < hi) {	/* the first object not before the folder */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(c->objects.items[mid], path, n) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->objects.n && strncmp(c->objects.items[lo], path, n) == 0;
+}
+
 int compile_check_plan(struct compile_check *cc, const struct strlist *paths,
 		       struct cc_plan *plan, struct strbuf *err)
 {
@@ -746,7 +807,10 @@ int compile_check_plan(struct compile_check *cc, const struct strlist *paths,
 			if (ends_with(path, ".c") || ends_with(path, ".S")) {
 				char *o = xasprintf("%.*so", (int)strlen(path) - 1, path);
 
-				if (!sorted_has(&c->objects, o)) {
+				if (!sorted_has(&c->objects, o) && !in_base(cc, path) &&
+				    builds_in(c, path)) {
+					strlist_add_unique(&plan->added[i], o);
+				} else if (!sorted_has(&c->objects, o)) {
 					char *why = xasprintf("%s (%s does not build it)", path,
 							      c->name);
 
@@ -947,6 +1011,125 @@ static void present_sources(const char *top, struct strlist *objects)
 	objects->n = kept;
 }
 
+/*
+ * With the candidate checked out, kbuild is asked which of @want (a
+ * plan's added objects) the config builds now: make -n of their folders,
+ * where their objects do not exist yet. Those join @objects. 0, or
+ * -errno with @err.
+ */
+static int added_sources(struct compile_check *cc, struct cc_config *c,
+			 const struct strlist *want, struct strlist *objects, struct strbuf *err)
+{
+	struct strlist found = STRLIST_INIT, aliases = STRLIST_INIT, dirs = STRLIST_INIT;
+	struct child_result res;
+	const char **argv;
+	char *log = xasprintf("%s/cc-%s-added.log", cc->env->work, c->name);
+	int r;
+
+	for (size_t i = 0; i < want->n; i++) {
+		const char *slash = strrchr(want->items[i], '/');
+		char *dir = xstrndup(want->items[i], (size_t)(slash - want->items[i]) + 1);
+
+		strlist_add_unique(&dirs, dir);
+		free(dir);
+	}
+	argv = xcalloc(dirs.n + 3, sizeof(*argv));
+	argv[0] = "-n";
+	argv[1] = "-k";
+	for (size_t i = 0; i < dirs.n; i++)
+		argv[2 + i] = dirs.items[i];
+	r = kernel_make(cc->env, cc->src.workdir, c->dir, argv, log, DRY_RUN_TIMEOUT, NULL, NULL,
+			&res, err);
+	if (r == 0)
+		r = read_objects(log, &found, &aliases);
+	if (r < 0) {
+		strbuf_addf(err, "%sconfig-check: asking kbuild which new sources %s builds (%s)",
+			    err->len ? "; " : "", c->name, log);
+		goto out;
+	}
+	for (size_t i = 0; i < want->n; i++) {
+		bool built = sorted_has(&found, want->items[i]);
+
+		fprintf(stderr, "# compile check: %s: %s is new; the config %s it\n", c->name,
+			want->items[i], built ? "builds" : "does not build");
+		if (built && !strlist_has(&c->base_failing, want->items[i]))
+			strlist_add_unique(objects, want->items[i]);
+	}
+	strlist_sort_unique(objects);
+	unlink(log);
+out:
+	strlist_release(&found);
+	strlist_release(&aliases);
+	strlist_release(&dirs);
+	free(argv);
+	free(log);
+	return r;
+}
+
+/*
+ * A tree's result under @c is kept in <dir>/verdicts/<tree>, so that a
+ * later run (the daemon's next poll of a queue that grew by one patch)
+ * does not compile it again: "<config sha> <base tree> <bound> ok", or
+ * "... error" and the first error on the next line. Preparing the
+ * directory anew empties it; a line for another config or base is
+ * ignored.
+ */
+static char *verdict_path(const struct cc_config *c, const char *tree_hex)
+{
+	return xasprintf("%s/verdicts/%s", c->dir, tree_hex);
+}
+
+static bool recall(const struct compile_check *cc, const struct cc_config *c,
+		   const char *base_hex, const char *tree_hex, bool *ret_ok,
+		   struct strbuf *first_error)
+{
+	struct strbuf text = STRBUF_INIT, want = STRBUF_INIT;
+	char *path = verdict_path(c, tree_hex), *nl;
+	bool found = false;
+
+	strbuf_addf(&want, "%s %s %u ", c->stamp, base_hex, cc->max_objects);
+	if (strbuf_read_file(&text, path) == 0 && strncmp(text.buf, want.buf, want.len) == 0) {
+		nl = strchr(text.buf, '\n');
+		if (strncmp(text.buf + want.len, "ok\n", 3) == 0) {
+			found = *ret_ok = true;
+		} else if (strncmp(text.buf + want.len, "error\n", 6) == 0 && nl && nl[1]) {
+			found = true;
+			*ret_ok = false;
+			strbuf_adds(first_error, nl + 1);
+			strbuf_rtrim(first_error);
+		}
+	}
+	strbuf_release(&text);
+	strbuf_release(&want);
+	free(path);
+	return found;
+}
+
+/* Keep @ok (@first_error when not) for the tree; a failure to write costs only time. */
+static void remember(const struct compile_check *cc, const struct cc_config *c,
+		     const char *base_hex, const char *tree_hex, bool ok, const char *first_error)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *dir = xasprintf("%s/verdicts", c->dir), *path = verdict_path(c, tree_hex);
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+
+	strbuf_addf(&text, "%s %s %u %s\n", c->stamp, base_hex, cc->max_objects,
+		    ok ? "ok" : "error");
+	if (!ok)
+		strbuf_addf(&text, "%s\n", first_error);
+	if ((mkdir(dir, 0755) == 0 || errno == EEXIST) && strbuf_write_file(&text, tmp) == 0 &&
+	    rename(tmp, path) == 0)
+		goto out;
+	fprintf(stderr, "# compile check: %s: cannot keep the result of tree %s in %s: %s\n",
+		c->name, tree_hex, dir, strerror(errno));
+	unlink(tmp);
+out:
+	strbuf_release(&text);
+	free(dir);
+	free(path);
+	free(tmp);
+}
+
 int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *ret_ok,
 		       struct strbuf *evidence, struct strbuf *err)
 {
@@ -978,37 +1161,53 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 	}
 	for (size_t i = 0; i < cc->n && r == 0 && *ret_ok; i++) {
 		struct cc_config *c = &cc->configs[i];
-		char *log = xasprintf("%s/cc-%s.log", cc->env->work, c->name);
+		struct strbuf first = STRBUF_INIT;
+		char *log;
 		struct strlist own = STRLIST_INIT;
-		bool ok;
+		bool ok = true;
 
-		if (!plan.objects[i].n) {
-			free(log);
-			continue;
+		if (!plan.objects[i].n && !plan.added[i].n)
+			goto next;
+		if (recall(cc, c, base_hex, tree_hex, &ok, &first)) {
+			fprintf(stderr, "# compile check: %s: tree %.12s already checked: %s\n",
+				c->name, tree_hex, ok ? "compiles" : "does not compile");
+			cc->recalled++;
+			goto result;
 		}
+		r = checkout(cc, commit, err);
+		if (r == 0 && plan.added[i].n)
+			r = added_sources(cc, c, &plan.added[i], &plan.objects[i], err);
+		if (r == 0 && !plan.objects[i].n)	/* the config builds none of the new sources */
+			remember(cc, c, base_hex, tree_hex, true, "");
+		if (r < 0 || !plan.objects[i].n)
+			goto result;
 		fprintf(stderr, "# compile check: %s: %zu object%s%s\n", c->name,
 			plan.objects[i].n, plan.objects[i].n == 1 ? "" : "s",
 			plan.cut[i] ? " (a header reaches more: cut at the bound)" : "");
-		r = checkout(cc, commit, err);
-		if (r == 0)
-			present_sources(cc->src.workdir, &plan.objects[i]);
-		if (r == 0 && plan.objects[i].n)
-			r = compile(cc, c, &plan.objects[i], log, &ok, err);
-		else
-			ok = true;
+		log = xasprintf("%s/cc-%s.log", cc->env->work, c->name);
+		present_sources(cc->src.workdir, &plan.objects[i]);
+		r = compile(cc, c, &plan.objects[i], log, &ok, err);
 		if (r == 0 && !ok) {
 			r = sort_out_base(cc, c, log, &own, err);
-			if (r == 0 && own.n) {
-				*ret_ok = false;
-				strbuf_addf(evidence, "config %s (%s): ", c->name, c->path);
-				first_error_of(cc->src.workdir, log, &own, evidence);
-				strbuf_addch(evidence, '\n');
-			}
+			ok = own.n == 0;
+			if (r == 0 && !ok)
+				first_error_of(cc->src.workdir, log, &own, &first);
+			strbuf_rtrim(&first);
 		}
 		strlist_release(&own);
 		free(log);
+		if (r == 0) {
+			remember(cc, c, base_hex, tree_hex, ok, first.buf);
+			cc->checks++;
+		}
+result:
+		if (r == 0 && !ok) {
+			*ret_ok = false;
+			strbuf_addf(evidence, "config %s (%s): %s\n", c->name, c->path, first.buf);
+		}
+next:
+		strbuf_release(&first);
 	}
-	cc->checks++;
 	cc_plan_release(&plan);
 	return r;
 }

@@ -19,19 +19,26 @@
  * For a tree, the objects checked are:
  *  - each changed .c or .S file's object, when the config builds it
  *    (when it does not, the file is skipped and said so);
+ *  - a .c or .S file the tree adds to base, in a folder where the config
+ *    builds objects: no list made from base names it, so kbuild is asked
+ *    on the candidate (make -n of the folder) whether the config builds
+ *    it now, as a Makefile line added with it says;
  *  - for a changed header, the objects of the config whose source
  *    includes it, nearest first (those including it directly, then
  *    through one header, and so on), at most @max_objects per header;
  *    the report says when that bound cut the list. Includes are read
  *    from the base tree, #include "x" next to the file then <x> under
  *    include/, arch/x86/include/ and their uapi/ folders.
- * Only errors count. An object that fails on the candidate is compiled
+ * Only errors count. Each tree's result is kept in <dir>/cc/<name>/verdicts
+ * (emptied when the directory is prepared again), so a later run recalls
+ * it instead of compiling. An object that fails on the candidate is compiled
  * on base too: one that fails there as well is not the candidate's
  * fault, is left out of every later check of the run, and is named in
  * the result.
  *
  *   compile_check_resolve()  NAME or PATH to the config file (exit-2 errors)
  *   compile_check_resolve_all()  the same for each of several
+ *   compile_check_default()  the config when none is named: Debian's amd64
  *   compile_check_open()     ready to check trees of @base (nothing is built yet)
  *   compile_check_plan()     what checking the files a patch touches compiles
  *   compile_check_tree()     check one tree
@@ -75,13 +82,20 @@ struct compile_check {
 	unsigned max_objects;		/* per changed header */
 	struct include_index *includes;	/* read from base the first time a header needs it */
 	unsigned objects_compiled;	/* objects handed to make, all trees and configs */
-	unsigned checks;		/* trees checked */
+	unsigned checks;		/* trees compiled, per config */
+	unsigned recalled;		/* trees an earlier run had checked, per config */
 	double setup_seconds;		/* preparing build directories, this run */
 };
 
 /* What checking one patch's (or one tree's) changed files compiles, per config. */
 struct cc_plan {
 	struct strlist objects[COMPILE_CHECK_CONFIGS_MAX];
+	/*
+	 * Objects of sources the change adds in a folder the config builds
+	 * from: the list of base cannot say whether they are built, so
+	 * kbuild is asked on the candidate (compile_check_tree()).
+	 */
+	struct strlist added[COMPILE_CHECK_CONFIGS_MAX];
 	struct strlist skipped;		/* "path (config NAME does not build it)" */
 	bool cut[COMPILE_CHECK_CONFIGS_MAX];	/* a header reached more than max_objects */
 };
@@ -107,6 +121,17 @@ int compile_check_resolve(const char *version, const char *spec, char **ret_path
  */
 int compile_check_resolve_all(const char *version, char *const *specs, size_t n, char **paths,
 			      char **names, size_t *ret_n, struct strbuf *err);
+
+/*
+ * The check a run gets when it names no config (neither a NAME, a PATH
+ * nor "none"): Debian's amd64 config of the tree's linux-config-<version>
+ * package, resolved into @paths[0] and @names[0] (*ret_n 1), which the
+ * caller frees. Without that package, or for a tree that is no
+ * linux-source-X.Y, there is no check (*ret_n 0) and @notice says why and
+ * how to get one.
+ */
+void compile_check_default(const char *version, char **paths, char **names, size_t *ret_n,
+			   struct strbuf *notice);
 
 /*
  * Get ready to check trees of @base under the configs @paths/@names (n

@@ -246,12 +246,15 @@ static json_t *plan_json(const struct compile_check *cc, const struct cc_plan *p
 	json_t *obj = json_object(), *configs = json_array(), *skipped = json_array();
 
 	for (size_t i = 0; i < cc->n; i++) {
-		json_t *c = json_object(), *objects = json_array();
+		json_t *c = json_object(), *objects = json_array(), *added = json_array();
 
 		for (size_t j = 0; j < plan->objects[i].n; j++)
 			json_array_append_new(objects, json_string(plan->objects[i].items[j]));
+		for (size_t j = 0; j < plan->added[i].n; j++)
+			json_array_append_new(added, json_string(plan->added[i].items[j]));
 		json_object_set_new(c, "name", json_string(cc->configs[i].name));
 		json_object_set_new(c, "objects", objects);
+		json_object_set_new(c, "added", added);
 		json_object_set_new(c, "cut", json_boolean(plan->cut[i]));
 		json_array_append_new(configs, c);
 	}
@@ -298,7 +301,7 @@ static int mark_exercised(struct oracle *o, struct judge_patch *jp, bool *kernel
 		if (r < 0)
 			break;
 		for (size_t c = 0; c < o->cc->n; c++)
-			compiled |= plan.objects[c].n > 0;
+			compiled |= plan.objects[c].n > 0 || plan.added[c].n > 0;
 		jp[i].exercised |= compiled;
 		ret_plans[i] = plan_json(o->cc, &plan);
 		cc_plan_release(&plan);
@@ -394,6 +397,7 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 			json_array_append_new(names, json_string(o->cc->configs[i].name));
 		json_object_set_new(report, "config_checks", names);
 		json_object_set_new(stats, "compile_checks", json_integer(o->cc->checks));
+		json_object_set_new(stats, "compile_recalled", json_integer(o->cc->recalled));
 		json_object_set_new(stats, "compile_objects", json_integer(o->cc->objects_compiled));
 		json_object_set_new(stats, "compile_setup_seconds",
 				    json_real(o->cc->setup_seconds));

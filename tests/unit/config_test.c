@@ -226,7 +226,10 @@ static void test_unparsable_or_missing_file_leaves_nothing(void **state)
 	strbuf_release(&err);
 }
 
-/* config-check is repeatable; none clears those before it; a relative path is refused. */
+/*
+ * config-check is repeatable; none clears those before it; a queue without
+ * the key gets the default; a relative path is refused.
+ */
 static void test_config_check_per_queue(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -243,6 +246,16 @@ static void test_config_check_per_queue(void **state)
 	assert_string_equal(cfg.queues[0].config_checks[1], "/etc/kernel/my.config");
 	assert_int_equal(cfg.queues[1].n_config_checks, 1);
 	assert_string_equal(cfg.queues[1].config_checks[0], "cloud-amd64");
+	assert_true(cfg.queues[0].config_check_named && cfg.queues[1].config_check_named);
+	config_release(&cfg);
+
+	/* no key: the default (amd64 when installed); "none" alone: no check */
+	write_config("[queue \"a\"]\n\turl = /srv/q\n"
+		     "[queue \"b\"]\n\turl = /srv/q\n\tconfig-check = none\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_false(cfg.queues[0].config_check_named);
+	assert_true(cfg.queues[1].config_check_named);
+	assert_int_equal(cfg.queues[1].n_config_checks, 0);
 	config_release(&cfg);
 
 	write_config("[queue \"a\"]\n\turl = /srv/q\n\tconfig-check = configs/my.config\n");
