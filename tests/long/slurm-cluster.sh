@@ -10,6 +10,12 @@
 # Needs root and Debian's slurmctld, slurmd, slurm-client and munge (make
 # slurm-check installs them).
 . "$(dirname "$0")/../lib.bash"
+# Counted, so that make slurm-check fails on a failed assertion (it runs
+# this test alone, not through tests/run-all).
+passed=0
+failed=0
+pass() { echo "ok - $*"; passed=$((passed + 1)); }
+fail() { echo "not ok - $*"; failed=$((failed + 1)); }
 cluster=$top/tools/slurm-cluster
 export SLURM_CLUSTER_DIR=$tmp/cluster
 # munged wants every folder above its socket searchable by all.
@@ -27,7 +33,7 @@ expect_exit0() {
 # Two free ports in a row, slurmctld's and slurmd's.
 for _ in $(seq 20); do
 	port=$(free_port)
-	[ "$port" -lt 65534 ] && ! ss -Hltn "sport = :$((port + 1))" | grep -q . && break
+	[ "$port" -lt 65534 ] && ! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$((port + 1))" 2>/dev/null && break
 done
 export SLURM_CLUSTER_PORT=$port
 
@@ -196,3 +202,5 @@ expect_eq "stop: no slurmstepd or job process is left" "" "$tagged"
 status=0
 out=$("$cluster" status) || status=$?
 expect_eq "status after stop: nothing runs, exit 3" "3 0" "$status $(grep -c ': running' <<<"$out")"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
