@@ -379,7 +379,14 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 	} else if (!strncmp(url, "/api/patches/", 13) && url[13]) {
 		v = history_patch(db, url + 13, &err);
 	} else if (!strncmp(url, "/api/cases/", 11) && url[11]) {
-		v = history_case(db, url + 11, &err);
+		const char *limit = query(c, "limit"), *offset = query(c, "offset");
+		int64_t n = 0, skip = 0;	/* no limit given: every run, as before pages existed */
+
+		if ((limit && history_parse_limit("limit", limit, &n, &err) < 0) ||
+		    (offset && history_parse_offset("offset", offset, &skip, &err) < 0))
+			missing = MHD_HTTP_BAD_REQUEST;
+		else
+			v = history_case(db, url + 11, n, skip, &err);
 	} else if (!strcmp(url, "/api/regressions")) {
 		const char *open = query(c, "open");
 
