@@ -926,7 +926,8 @@ static void render_plot(struct strbuf *out, const json_t *runs)
 	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 4, top + 4);
 	add_duration(out, max_seconds);
 	strbuf_addf(out, "</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>", left - 4, top + plot_h);
-	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%.0f builds</text>", left + plot_w + 4, top + 4, max_builds);
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%.0f build%s</text>", left + plot_w + 4, top + 4, max_builds,
+		    max_builds == 1 ? "" : "s");
 	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">0</text>", left + plot_w + 4, top + plot_h);
 	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#06c\">time to verdict</text>", left, top - 6);
 	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#b80\">builds</text>",
@@ -959,7 +960,21 @@ static void render_plot(struct strbuf *out, const json_t *runs)
 				strbuf_addf(out, "%.1f,%.1f ", left + step * ((double)i + 0.5),
 					    top + plot_h - plot_h * json_number_value(seconds) / max_seconds);
 		}
-		strbuf_adds(out, "\"/>\n");
+		strbuf_adds(out, "\"/>\n<g class=\"seconds\" fill=\"#06c\">");
+		/* a dot per run too: a line through one run draws nothing */
+		for (i = 0; i < n; i++) {
+			const json_t *r = json_array_get(runs, n - 1 - i), *seconds = json_object_get(r, "seconds");
+
+			if (!json_is_number(seconds))
+				continue;
+			strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>run %lld: ",
+				    left + step * ((double)i + 0.5),
+				    top + plot_h - plot_h * json_number_value(seconds) / max_seconds,
+				    (long long)json_integer_value(json_object_get(r, "run")));
+			add_duration(out, json_number_value(seconds));
+			strbuf_adds(out, "</title></circle>");
+		}
+		strbuf_adds(out, "</g>\n");
 	}
 	strbuf_adds(out, "</svg><figcaption>Time to verdict (line, left scale) and builds (bars, right scale) "
 		    "of the runs on this page.</figcaption></figure>\n");

@@ -414,6 +414,9 @@ static void test_queue_page(void **state)
 	expect_contains(page.buf, "<title>run 120: 0 builds</title>");
 	expect_contains(page.buf, "<title>run 119: 4 builds</title>");
 	expect_contains(page.buf, "<polyline class=\"seconds\"");
+	expect_contains(page.buf, "<title>run 120: 3 min 0 s</title></circle>");
+	if (count(page.buf, "<circle ") != 50)
+		fail_msg("expected a dot per run, got %zu:\n%s", count(page.buf, "<circle "), page.buf);
 	expect_contains(page.buf, ">3 min 0 s</text>");	/* the longest on the page: run 120 */
 	expect_contains(page.buf, ">4 builds</text>");
 	expect_contains(page.buf, ">run 71</text>");
