@@ -4,7 +4,10 @@
 # holds a real verdict on the 2019 sample queue. The DOM must show the DROP,
 # the dropped patch and the case it regressed as links into the history
 # API, and a row per branch (6.1, and 6.12 from a run put into the record
-# by hand); a screenshot must be the size asked for and not blank.
+# by hand); a screenshot must be the size asked for and not blank. Then
+# the run, patch, queue and case pages, the open regressions and the
+# search: their DOM, the queue's plot in a screenshot, and hostile names
+# that must add no element.
 #
 # The verdict comes from `backport-gate run` into the test's own record;
 # the kernel cache is the machine's, where the trees of that queue are
@@ -114,15 +117,15 @@ expect_contains "DOM: the dropped patch links to /patches/<name>" \
 row=$(grep -F "<a href=\"/patches/$culprit\">" "$tmp/dom.html")
 expect_contains "DOM: its row is a drop for a regression" \
 	"<tr class=\"drop\"><td><a href=\"/patches/$culprit\">$culprit</a></td><td>drop</td><td>regression</td>" "$row"
-expect_contains "DOM: the regressed case test.pl links to /api/cases/test.pl" \
-	"<a href=\"/api/cases/test.pl\">test.pl</a>" "$row"
+expect_contains "DOM: the regressed case test.pl links to its page /cases/test.pl" \
+	"<a href=\"/cases/test.pl\">test.pl</a>" "$row"
 expect_eq "DOM: one patch row is a drop" 1 "$(grep -c '<tr class="drop">' "$tmp/dom.html")"
 expect_contains "DOM: the table by queue and branch" "<h2>By queue and branch</h2>" "$dom"
 expect_eq "DOM: a row per branch of $queue_name" 2 "$(grep -c '<tr class="branch">' "$tmp/dom.html")"
 expect_contains "DOM: the 6.1 row: run $run, its drop, base 6.1.192, one drop" \
-	"<tr class=\"branch\"><td>$queue_name</td><td>6.1</td><td><a href=\"/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$dom"
+	"<tr class=\"branch\"><td><a href=\"/queues/$queue_name\">$queue_name</a></td><td>6.1</td><td><a href=\"/runs/$run\">$run</a></td><td>drop</td><td>6.1.192</td><td>1</td></tr>" "$dom"
 expect_contains "DOM: the 6.12 row: run $run612, pass, base 6.12.118, no drop" \
-	"<tr class=\"branch\"><td>$queue_name</td><td>6.12</td><td><a href=\"/runs/$run612\">$run612</a></td><td>pass</td><td>6.12.118</td><td>0</td></tr>" "$dom"
+	"<tr class=\"branch\"><td><a href=\"/queues/$queue_name\">$queue_name</a></td><td>6.12</td><td><a href=\"/runs/$run612\">$run612</a></td><td>pass</td><td>6.12.118</td><td>0</td></tr>" "$dom"
 expect_eq "the patch link leads to its verdict on each branch" \
 	"6.1 drop regression run $run; 6.12 ok null run $run612" \
 	"$(curl -s "$base/api/patches/$culprit" |
@@ -137,9 +140,9 @@ if d[:8] == b'\x89PNG\r\n\x1a\n' and d[12:16] == b'IHDR':
 PY
 }
 
-png_colours() { # FILE: "NON-WHITE DROP-ROW": counts of pixels, of any colour but
-	# white and of the drop row's #fdd (within 3 per channel)
-	python3 - "$1" <<'PY' 2>/dev/null
+png_colours() { # FILE [R,G,B]: "NON-WHITE COLOUR": counts of pixels, of any colour
+	# but white and of R,G,B within 3 per channel (default the drop row's #fdd)
+	python3 - "$1" "${2:-255,221,221}" <<'PY' 2>/dev/null
 import struct, sys, zlib
 d = open(sys.argv[1], 'rb').read()
 pos, idat = 8, b''
@@ -177,7 +180,8 @@ for y in range(h):
         colours[rgb] = colours.get(rgb, 0) + 1
     prev = line
 other = w * h - colours.get((255, 255, 255), 0)
-pink = sum(n for (r, g, b), n in colours.items() if r >= 252 and abs(g - 221) <= 3 and abs(b - 221) <= 3)
+want = [int(c) for c in sys.argv[2].split(',')]
+pink = sum(n for rgb, n in colours.items() if all(abs(c - w) <= 3 for c, w in zip(rgb, want)))
 print(other, pink)
 PY
 }
@@ -208,6 +212,8 @@ else
 	fail "screenshot: more than 50000 non-white pixels and 20000 of #fdd, got '${nonwhite:-} ${pink:-}'"
 fi
 expect_eq "screenshot of about:blank: all white" 0 "$(png_colours "$tmp/blank.png" | cut -d' ' -f1)"
+
+expect_contains "DOM: the open regressions link to their page" "<a href=\"/regressions\">open regressions</a>" "$dom"
 
 # 4. The run page, the patch page and the search (issue 23): server-rendered,
 # reached from / by the links checked above.
@@ -284,3 +290,102 @@ for page in "/patches/$(url_encode "$hostile_name")" "/search?q=$(url_encode 'ho
 	expect_contains "DOM of $page: the name shown as text" \
 		"&lt;script&gt;alert(1)&lt;/script&gt;\"&gt;&lt;img src=x onerror=alert(1)&gt;" "$(cat "$tmp/hostile.html")"
 done
+
+# 6. The queue page, the case page and the open regressions (issue 23), in
+# the browser, before anything hostile is in the record.
+queue_page=/queues/$(url_encode "$queue_name")
+expect_eq "GET $queue_page?page=2: a 404 page past the last" 404 "$(get "$queue_page?page=2")"
+expect_eq "GET $queue_page?page=x: a 400 page" 400 "$(get "$queue_page?page=x")"
+status=0
+browser --dump-dom "$base$queue_page" >"$tmp/queue.html" || status=$?
+expect_eq "chromium --dump-dom of $queue_page: exit status" 0 "$status"
+body=$(cat "$tmp/queue.html")
+expect_contains "DOM of $queue_page: the search box" "<form class=\"search\" method=\"get\" action=\"/search\">" "$body"
+expect_eq "DOM of $queue_page: a timeline row per run (2)" 2 "$(grep -c '<tr class="run ' "$tmp/queue.html")"
+expect_contains "DOM of $queue_page: the newest first, run $run612 on 6.12.118, a pass" \
+	"<tr class=\"run pass\"><td><a href=\"/runs/$run612\">$run612</a></td>" "$body"
+expect_contains "DOM of $queue_page: run $run dropped $culprit, linked to its page" \
+	"<a href=\"/runs/$run#patch-$culprit\">▸</a> <a href=\"/patches/$culprit\">$culprit</a>" "$body"
+expect_eq "DOM of $queue_page: run $run612 above run $run" "$run612 $run" \
+	"$(grep -o '<tr class="run [a-z]*"><td><a href="/runs/[0-9]*"' "$tmp/queue.html" | grep -o '[0-9]*' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "DOM of $queue_page: one inline <svg>, a bar per run and the line of times" "1 2 1" \
+	"$(grep -c '<svg' "$tmp/queue.html") $(grep -o '<rect ' "$tmp/queue.html" | wc -l) $(grep -c '<polyline' "$tmp/queue.html")"
+expect_contains "DOM of $queue_page: the plot's scales are labelled" ">time to verdict</text>" "$body"
+status=0
+browser --screenshot="$tmp/queue.png" --window-size=1280,900 "$base$queue_page" >/dev/null || status=$?
+expect_eq "chromium --screenshot of $queue_page: exit status" 0 "$status"
+expect_eq "screenshot of $queue_page: a PNG of 1280x900" "1280 900" "$(png_size "$tmp/queue.png")"
+read -r nonwhite blue <<<"$(png_colours "$tmp/queue.png" 0,102,204)"
+if [ "${nonwhite:-0}" -gt 20000 ] && [ "${blue:-0}" -gt 100 ]; then
+	pass "screenshot of $queue_page: text and table drawn ($nonwhite non-white pixels), the plot's line in #06c ($blue)"
+else
+	fail "screenshot of $queue_page: more than 20000 non-white pixels and 100 of #06c, got '${nonwhite:-} ${blue:-}'"
+fi
+
+status=0
+browser --dump-dom "$base/cases/test.pl" >"$tmp/case.html" || status=$?
+expect_eq "chromium --dump-dom of /cases/test.pl: exit status" 0 "$status"
+body=$(cat "$tmp/case.html")
+expect_contains "DOM of /cases/test.pl: the search box" "<form class=\"search\" method=\"get\" action=\"/search\">" "$body"
+expect_contains "DOM of /cases/test.pl: regressed in run $run by $culprit, linked" \
+	"<tr class=\"regressed\"><td><a href=\"/runs/$run\">$run</a></td><td><a href=\"/queues/$queue_name\">$queue_name</a></td>" "$body"
+row=$(grep -F "<tr class=\"regressed\"><td><a href=\"/runs/$run\">" "$tmp/case.html")
+expect_contains "DOM of /cases/test.pl: the patch blamed and its evidence" \
+	"<a href=\"/patches/$culprit\">$culprit</a> (<a href=\"/runs/$run#patch-$culprit\">evidence</a>)" "$row"
+outcomes=$(curl -s "$base/api/cases/test.pl" |
+	jq -r --argjson r "$run" '.runs[] | select(.run == $r) | "\(.base) \(.candidate)"' 2>/dev/null)
+expect_contains "DOM of /cases/test.pl: run $run's outcome on base and with the queue as the API says ($outcomes)" \
+	"<td>regressed</td><td>$(echo "$outcomes" | sed 's/^null/-/; s/ null$/ -/; s/ /<\/td><td>/')</td>" "$row"
+expect_contains "DOM of /cases/test.pl: run $run612 passed" \
+	"<tr class=\"pass\"><td><a href=\"/runs/$run612\">$run612</a></td>" "$body"
+expect_eq "GET /cases/no-such-case: a 404 page" 404 "$(get /cases/no-such-case)"
+
+status=0
+browser --dump-dom "$base/regressions" >"$tmp/regressions.html" || status=$?
+expect_eq "chromium --dump-dom of /regressions: exit status" 0 "$status"
+body=$(cat "$tmp/regressions.html")
+expect_contains "DOM of /regressions: the search box" "<form class=\"search\" method=\"get\" action=\"/search\">" "$body"
+expect_eq "DOM of /regressions: one open regression" 1 "$(grep -c '<tr class="regression">' "$tmp/regressions.html")"
+row=$(grep -F '<tr class="regression">' "$tmp/regressions.html")
+expect_contains "DOM of /regressions: $queue_name on 6.1, run $run, $culprit linked" \
+	"<td><a href=\"/queues/$queue_name\">$queue_name</a></td><td>6.1</td><td><a href=\"/runs/$run\">$run</a> on 6.1.192</td>" "$row"
+expect_contains "DOM of /regressions: its patch and case linked" "<a href=\"/patches/$culprit\">$culprit</a>" "$row"
+expect_contains "DOM of /regressions: its case linked" "<a href=\"/cases/test.pl\">test.pl</a>" "$row"
+expect_contains "DOM of /regressions: 6.12 has nothing open" \
+	"<tr class=\"clean\"><td><a href=\"/queues/$queue_name\">$queue_name</a></td><td>6.12</td>" "$body"
+expect_eq "GET /api/regressions: still the JSON" "application/json" \
+	"$(curl -s -o /dev/null -w '%{content_type}' "$base/api/regressions" | cut -d';' -f1)"
+
+# 7. Hostile text in the names of the new pages: a queue (series folder),
+# a dropped patch and a case name carrying a script and an attribute
+# break-out, in a finished run of their own.
+hostile_queue='q<script>alert(1)</script>"><img src=x onerror=alert(1)>'
+hostile_case='case<script>alert(1)</script>"><img src=x onerror=alert(1)>'
+sql_quote() { printf %s "$1" | sed "s/'/''/g"; }
+status=0
+sqlite3 "$tmp/gate.db" "INSERT INTO snapshot (queue, source, content_hash)
+		VALUES ('$(sql_quote "$hostile_queue")', '$(sql_quote "$hostile_subject")', 'hostile');
+	INSERT INTO patch (snapshot_id, position, name, subject)
+		SELECT id, 1, '$(sql_quote "$hostile_name")', '$(sql_quote "$hostile_subject")' FROM snapshot
+		WHERE content_hash = 'hostile';
+	INSERT INTO run (snapshot_id, base, suite, verdict, started_at, finished_at, seconds, builds, boots)
+		SELECT id, '6.1.192', 's', 'drop', strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+1 minute'),
+			strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+2 minutes'), 60, 1, 1 FROM snapshot
+		WHERE content_hash = 'hostile';
+	INSERT INTO verdict (run_id, patch_id, status, reason, regressions, evidence)
+		SELECT (SELECT max(id) FROM run), p.id, 'drop', 'regression', json_array('$(sql_quote "$hostile_case")'),
+			'<script>alert(3)</script>' FROM patch p JOIN snapshot s ON s.id = p.snapshot_id
+		WHERE s.content_hash = 'hostile'" 2>"$tmp/insert.err" || status=$?
+expect_eq "a hostile queue, patch and case inserted$([ -s "$tmp/insert.err" ] && echo ": $(cat "$tmp/insert.err")")" 0 "$status"
+for page in "/queues/$(url_encode "$hostile_queue")" "/cases/$(url_encode "$hostile_case")" /regressions; do
+	status=0
+	browser --dump-dom "$base$page" >"$tmp/hostile.html" || status=$?
+	expect_eq "chromium --dump-dom of $page: exit status" 0 "$status"
+	expect_eq "DOM of $page: no <script> and no <img> element" "0 0" \
+		"$(grep -c '<script' "$tmp/hostile.html") $(grep -c '<img' "$tmp/hostile.html")"
+	expect_contains "DOM of $page: the dropped patch's name shown as text, linked by its encoded name" \
+		"<a href=\"/patches/$(url_encode "$hostile_name")\">&lt;script&gt;alert(1)&lt;/script&gt;\"&gt;&lt;img src=x onerror=alert(1)&gt;.patch</a>" \
+		"$(cat "$tmp/hostile.html")"
+done
+expect_contains "DOM of /regressions: the hostile case linked by its encoded name" \
+	"<a href=\"/cases/$(url_encode "$hostile_case")\">case&lt;script&gt;" "$(cat "$tmp/hostile.html")"

@@ -488,7 +488,7 @@ int cmd_history(int argc, char **argv)
 	switch (q) {
 	case ASK_RUNS: answer = history_runs(db, &filter, &err); break;
 	case ASK_PATCH: answer = history_patch(db, key, &err); break;
-	case ASK_CASE: answer = history_case(db, key, &err); break;
+	case ASK_CASE: answer = history_case(db, key, 0, 0, &err); break;
 	case ASK_OPEN: answer = history_regressions(db, true, &err); break;
 	case ASK_NOTHING: break;
 	}

@@ -290,7 +290,10 @@ static unsigned page_status(int r)
 	}
 }
 
-/* GET /runs/ID, /patches/KEY and /search?q=: the history pages, read without the configuration. */
+/*
+ * GET /runs/ID, /patches/KEY, /search?q=, /queues/NAME, /cases/NAME and
+ * /regressions: the history pages, read without the configuration.
+ */
 static enum MHD_Result handle_page(struct MHD_Connection *c, sqlite3 *db, const char *url)
 {
 	struct strbuf html = STRBUF_INIT, location = STRBUF_INIT;
@@ -313,6 +316,12 @@ static enum MHD_Result handle_page(struct MHD_Connection *c, sqlite3 *db, const 
 		}
 	} else if (!strncmp(url, "/patches/", 9)) {
 		r = page_render_patch(db, url + 9, &html);
+	} else if (!strncmp(url, "/queues/", 8)) {
+		r = page_render_queue(db, url + 8, query(c, "page"), &html);
+	} else if (!strncmp(url, "/cases/", 7)) {
+		r = page_render_case(db, url + 7, query(c, "page"), &html);
+	} else if (!strcmp(url, "/regressions")) {
+		r = page_render_regressions(db, &html);
 	} else {
 		r = page_render_search(db, query(c, "q"), &html, &location);
 	}
@@ -346,7 +355,8 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		strbuf_release(&html);
 		return ret;
 	}
-	if (!strncmp(url, "/runs/", 6) || !strncmp(url, "/patches/", 9) || !strcmp(url, "/search"))
+	if (!strncmp(url, "/runs/", 6) || !strncmp(url, "/patches/", 9) || !strcmp(url, "/search") ||
+	    !strncmp(url, "/queues/", 8) || !strncmp(url, "/cases/", 7) || !strcmp(url, "/regressions"))
 		return handle_page(c, db, url);
 	if (!strcmp(url, "/api/runs")) {
 		struct history_filter f = { 0 };
@@ -379,7 +389,14 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 	} else if (!strncmp(url, "/api/patches/", 13) && url[13]) {
 		v = history_patch(db, url + 13, &err);
 	} else if (!strncmp(url, "/api/cases/", 11) && url[11]) {
-		v = history_case(db, url + 11, &err);
+		const char *limit = query(c, "limit"), *offset = query(c, "offset");
+		int64_t n = 0, skip = 0;	/* no limit given: every run, as before pages existed */
+
+		if ((limit && history_parse_limit("limit", limit, &n, &err) < 0) ||
+		    (offset && history_parse_offset("offset", offset, &skip, &err) < 0))
+			missing = MHD_HTTP_BAD_REQUEST;
+		else
+			v = history_case(db, url + 11, n, skip, &err);
 	} else if (!strcmp(url, "/api/regressions")) {
 		const char *open = query(c, "open");
 

@@ -123,6 +123,8 @@ static void page_head(struct strbuf *out, const char *title, const char *query)
 		    "section.dropped{border-left:4px solid #b00;padding-left:1em;margin:1em 0}"
 		    "table.facts{width:auto}table.facts th{background:#f4f4f4}"
 		    "form.search{float:right}form.search input[type=search]{width:22em}"
+		    "nav.pager{margin:.5em 0}figure.plot{margin:1em 0}figure.plot svg{max-width:100%;height:auto}"
+		    "tr.regressed,tr.regression{background:#fdd}tr.changed{background:#ffd}"
 		    "</style></head><body>\n"
 		    "<form class=\"search\" method=\"get\" action=\"/search\">"
 		    "<input type=\"search\" name=\"q\" placeholder=\"upstream sha, file name or subject words\" value=\"");
@@ -185,6 +187,12 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 		    verdict && !strcmp(verdict, "drop") ? "DROP" : verdict && !strcmp(verdict, "pass") ? "PASS" : "NO VERDICT",
 		    json_array_size(json_object_get(report, "drop")),
 		    json_array_size(json_object_get(report, "patches")));
+	if (get_string(report, "queue")) {
+		/* the record keys runs by series folder, which the configured name is not */
+		strbuf_adds(out, "<p class=\"timeline\">Every run of ");
+		link_to(out, "/queues/", get_string(report, "queue"));
+		strbuf_adds(out, "</p>\n");
+	}
 	if (json_string_value(json_object_get(report, "kept_tree"))) {
 		strbuf_adds(out, "<p class=\"kept\">Kept tree <code>");
 		esc(out, json_string_value(json_object_get(report, "kept_tree")));
@@ -209,14 +217,14 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 		esc(out, json_string_value(json_object_get(p, "reason")));
 		strbuf_adds(out, "</td><td>");
 		json_array_foreach(json_object_get(p, "regressions"), k, c) {
-			strbuf_adds(out, "<a href=\"/api/cases/");
+			strbuf_adds(out, "<a href=\"/cases/");
 			url_segment(out, json_string_value(c));
 			strbuf_adds(out, "\">");
 			esc(out, json_string_value(c));
 			strbuf_adds(out, "</a> ");
 		}
 		json_array_foreach(json_object_get(p, "changes"), k, c) {
-			strbuf_adds(out, "<a class=\"change\" href=\"/api/cases/");
+			strbuf_adds(out, "<a class=\"change\" href=\"/cases/");
 			url_segment(out, json_string_value(c));
 			strbuf_adds(out, "\">");
 			esc(out, json_string_value(c));
@@ -254,7 +262,7 @@ static void render_branches(sqlite3 *db, struct strbuf *out)
 		long long run = json_integer_value(json_object_get(b, "run"));
 
 		strbuf_adds(out, "<tr class=\"branch\"><td>");
-		esc(out, json_string_value(json_object_get(b, "queue")));
+		link_to(out, "/queues/", json_string_value(json_object_get(b, "queue")));
 		strbuf_adds(out, "</td><td>");
 		esc(out, json_string_value(json_object_get(b, "branch")));
 		strbuf_addf(out, "</td><td><a href=\"/runs/%lld\">%lld</a></td><td>", run, run);
@@ -274,9 +282,9 @@ static void render_branches(sqlite3 *db, struct strbuf *out)
 void page_render(sqlite3 *db, const struct gate_config *cfg, struct strbuf *out)
 {
 	page_head(out, NULL, NULL);
-	strbuf_adds(out, "<p>Latest verdict of each stable queue. History: <a href=\"/api/runs\">runs</a>, "
-		    "<a href=\"/api/regressions\">open regressions</a> (JSON); a run's page is /runs/ID, "
-		    "a patch's /patches/NAME or /patches/SHA.</p>\n");
+	strbuf_adds(out, "<p>Latest verdict of each stable queue. History: <a href=\"/regressions\">open regressions</a>, "
+		    "<a href=\"/api/runs\">runs</a> (JSON); a queue's page is /queues/NAME, a run's /runs/ID, "
+		    "a patch's /patches/NAME or /patches/SHA, a case's /cases/NAME.</p>\n");
 	render_branches(db, out);
 	for (size_t i = 0; i < cfg->n_queues; i++)
 		render_queue(db, &cfg->queues[i], out);
@@ -306,14 +314,14 @@ static void fact_row(struct strbuf *out, const char *label, const char *value)
 	strbuf_adds(out, "</td></tr>\n");
 }
 
-/* A case name links to its history in the API; @changed marks a quirk a patch changed. */
+/* A case name links to its page; @changed marks a quirk a patch changed. */
 static void case_links(struct strbuf *out, const json_t *names, bool changed)
 {
 	size_t i;
 	json_t *c;
 
 	json_array_foreach(names, i, c) {
-		strbuf_addf(out, "<a%s href=\"/api/cases/", changed ? " class=\"change\"" : "");
+		strbuf_addf(out, "<a%s href=\"/cases/", changed ? " class=\"change\"" : "");
 		url_segment(out, json_string_value(c));
 		strbuf_adds(out, "\">");
 		esc(out, json_string_value(c));
@@ -817,5 +825,429 @@ out:
 	json_decref(found);
 	strbuf_release(&err);
 	strbuf_release(&q);
+	return r;
+}
+
+/*
+ * ?page=N of a list: NULL or empty is the first page; anything but a
+ * whole number from 1 is refused. 0 with *ret_page, or -EINVAL.
+ */
+static int parse_page_number(const char *value, int64_t *ret_page)
+{
+	char *end;
+	long long n;
+
+	*ret_page = 1;
+	if (!value || !*value)
+		return 0;
+	if (*value < '0' || *value > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoll(value, &end, 10);
+	/* beyond this the offset would overflow; no list is that long */
+	if (*end || errno || n < 1 || n > INT64_MAX / PAGE_ROWS)
+		return -EINVAL;
+	*ret_page = n;
+	return 0;
+}
+
+/*
+ * "Newer" and "older" links of a list of @total rows, newest first, on
+ * page @page of PAGE_ROWS rows; @path is the page's own, already a safe
+ * href. Nothing when it all fits on one page.
+ */
+static void pager(struct strbuf *out, const char *path, int64_t page, int64_t total)
+{
+	int64_t pages = total ? (total + PAGE_ROWS - 1) / PAGE_ROWS : 1;
+
+	if (pages <= 1 && page <= 1)
+		return;
+	strbuf_adds(out, "<nav class=\"pager\">");
+	if (page > 1)
+		strbuf_addf(out, "<a rel=\"prev\" href=\"%s?page=%lld\">&larr; newer</a> ", path,
+			    (long long)(page > pages ? pages : page - 1));
+	strbuf_addf(out, "page %lld of %lld", (long long)page, (long long)pages);
+	if (page < pages)
+		strbuf_addf(out, " <a rel=\"next\" href=\"%s?page=%lld\">older &rarr;</a>", path,
+			    (long long)page + 1);
+	strbuf_adds(out, "</nav>\n");
+}
+
+/* @prefix and @name as an href, the name percent-encoded: for pager(). */
+static void page_path(struct strbuf *out, const char *prefix, const char *name)
+{
+	strbuf_adds(out, prefix);
+	url_segment(out, name);
+}
+
+/*
+ * The plot of the runs on one page of a queue's timeline, oldest at the
+ * left: a bar per run for its builds (right scale) and a line through its
+ * time to verdict (left scale). Only numbers from the record are drawn,
+ * formatted here, so nothing in the SVG comes from a patch or a guest.
+ */
+static void render_plot(struct strbuf *out, const json_t *runs)
+{
+	const double width = 720, height = 220, left = 70, right = 50, top = 20, bottom = 40;
+	const double plot_w = width - left - right, plot_h = height - top - bottom;
+	size_t n = json_array_size(runs), i;
+	double max_seconds = 0, max_builds = 0, step;
+	bool any_seconds = false;
+	json_t *run;
+
+	if (!n)
+		return;
+	json_array_foreach(runs, i, run) {
+		const json_t *seconds = json_object_get(run, "seconds");
+
+		if (json_is_number(seconds)) {
+			any_seconds = true;
+			if (json_number_value(seconds) > max_seconds)
+				max_seconds = json_number_value(seconds);
+		}
+		if (json_integer_value(json_object_get(run, "builds")) > max_builds)
+			max_builds = (double)json_integer_value(json_object_get(run, "builds"));
+	}
+	if (max_seconds <= 0)
+		max_seconds = 1;
+	if (max_builds <= 0)
+		max_builds = 1;
+	step = plot_w / (double)n;
+	strbuf_addf(out, "<figure class=\"plot\"><svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+		    "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		    "aria-label=\"time to verdict and builds per run\">\n", width, height, width, height);
+	/* the axes: time at the left, builds at the right, runs along the bottom */
+	strbuf_addf(out, "<g class=\"axes\" stroke=\"#444\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+		    left, top, left, top + plot_h, left, top + plot_h, left + plot_w, top + plot_h,
+		    left + plot_w, top, left + plot_w, top + plot_h);
+	strbuf_adds(out, "<g class=\"labels\" font-size=\"11\" fill=\"#222\">");
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 4, top + 4);
+	add_duration(out, max_seconds);
+	strbuf_addf(out, "</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>", left - 4, top + plot_h);
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%.0f build%s</text>", left + plot_w + 4, top + 4, max_builds,
+		    max_builds == 1 ? "" : "s");
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">0</text>", left + plot_w + 4, top + plot_h);
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#06c\">time to verdict</text>", left, top - 6);
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#b80\">builds</text>",
+		    left + plot_w, top - 6);
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">run %lld</text>", left, top + plot_h + 16,
+		    (long long)json_integer_value(json_object_get(json_array_get(runs, n - 1), "run")));
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">run %lld</text>", left + plot_w,
+		    top + plot_h + 16, (long long)json_integer_value(json_object_get(json_array_get(runs, 0), "run")));
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">runs, oldest to newest</text>",
+		    left + plot_w / 2, top + plot_h + 32);
+	strbuf_adds(out, "</g>\n<g class=\"builds\" fill=\"#fc6\">");
+	/* the list is newest first; the plot reads left to right in time */
+	for (i = 0; i < n; i++) {
+		const json_t *r = json_array_get(runs, n - 1 - i);
+		double builds = (double)json_integer_value(json_object_get(r, "builds"));
+		double h = plot_h * builds / max_builds;
+
+		strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+			    "<title>run %lld: %.0f builds</title></rect>",
+			    left + step * (double)i + step * 0.2, top + plot_h - h, step * 0.6, h,
+			    (long long)json_integer_value(json_object_get(r, "run")), builds);
+	}
+	strbuf_adds(out, "</g>\n");
+	if (any_seconds) {
+		strbuf_adds(out, "<polyline class=\"seconds\" fill=\"none\" stroke=\"#06c\" stroke-width=\"2\" points=\"");
+		for (i = 0; i < n; i++) {
+			const json_t *seconds = json_object_get(json_array_get(runs, n - 1 - i), "seconds");
+
+			if (json_is_number(seconds))
+				strbuf_addf(out, "%.1f,%.1f ", left + step * ((double)i + 0.5),
+					    top + plot_h - plot_h * json_number_value(seconds) / max_seconds);
+		}
+		strbuf_adds(out, "\"/>\n<g class=\"seconds\" fill=\"#06c\">");
+		/* a dot per run too: a line through one run draws nothing */
+		for (i = 0; i < n; i++) {
+			const json_t *r = json_array_get(runs, n - 1 - i), *seconds = json_object_get(r, "seconds");
+
+			if (!json_is_number(seconds))
+				continue;
+			strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>run %lld: ",
+				    left + step * ((double)i + 0.5),
+				    top + plot_h - plot_h * json_number_value(seconds) / max_seconds,
+				    (long long)json_integer_value(json_object_get(r, "run")));
+			add_duration(out, json_number_value(seconds));
+			strbuf_adds(out, "</title></circle>");
+		}
+		strbuf_adds(out, "</g>\n");
+	}
+	strbuf_adds(out, "</svg><figcaption>Time to verdict (line, left scale) and builds (bars, right scale) "
+		    "of the runs on this page.</figcaption></figure>\n");
+}
+
+int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, struct strbuf *out)
+{
+	struct history_filter f = { .queue = queue, .limit = PAGE_ROWS };
+	struct strbuf err = STRBUF_INIT, title = STRBUF_INIT, path = STRBUF_INIT;
+	json_t *answer = NULL, *runs, *run, *name;
+	int64_t page, total;
+	size_t i, k;
+	int r = 0;
+
+	strbuf_addf(&title, "Queue %s", queue ? queue : "");
+	if (!queue || !*queue) {
+		r = -EINVAL;
+		page_render_message(out, title.buf, "No queue named: the page of a queue is /queues/NAME.");
+		goto out;
+	}
+	if (parse_page_number(page_number, &page) < 0) {
+		r = -EINVAL;
+		strbuf_addf(&err, "'%s' is not a page number (1, 2, ...).", page_number);
+		page_render_message(out, title.buf, err.buf);
+		goto out;
+	}
+	f.offset = (page - 1) * PAGE_ROWS;
+	answer = history_runs(db, &f, &err);
+	if (!answer) {
+		r = -errno;
+		page_render_message(out, title.buf, err.buf);
+		goto out;
+	}
+	runs = json_object_get(answer, "runs");
+	total = json_integer_value(json_object_get(answer, "total"));
+	if (!total) {
+		r = -ENOENT;
+		strbuf_addf(&err, "No run of a queue named %s is in the record.", queue);
+		page_render_message(out, title.buf, err.buf);
+		goto out;
+	}
+	page_path(&path, "/queues/", queue);
+	page_head(out, title.buf, NULL);
+	strbuf_adds(out, "<h2>Queue ");
+	esc(out, queue);
+	strbuf_addf(out, "</h2>\n<p class=\"links\">%lld runs, newest first. <a href=\"/api/runs?queue=",
+		    (long long)total);
+	url_segment(out, queue);
+	strbuf_addf(out, "&amp;limit=%d&amp;offset=%lld\">JSON</a></p>\n", PAGE_ROWS, (long long)f.offset);
+	if (!json_array_size(runs)) {
+		r = -ENOENT;
+		strbuf_addf(out, "<p class=\"state\">No run on page %lld.</p>\n", (long long)page);
+		pager(out, path.buf, page, total);
+		page_foot(out);
+		goto out;
+	}
+	render_plot(out, runs);
+	pager(out, path.buf, page, total);
+	strbuf_adds(out, "<table class=\"timeline\"><tr><th>run</th><th>started</th><th>base</th><th>verdict</th>"
+		    "<th>drops</th><th>time to verdict</th><th>builds</th><th>boots</th><th>source</th></tr>\n");
+	json_array_foreach(runs, i, run) {
+		long long id = json_integer_value(json_object_get(run, "run"));
+		const json_t *seconds = json_object_get(run, "seconds");
+
+		strbuf_adds(out, "<tr class=\"run ");
+		esc(out, get_string(run, "verdict"));
+		strbuf_addf(out, "\"><td><a href=\"/runs/%lld\">%lld</a></td><td>", id, id);
+		esc(out, get_string(run, "started_at"));
+		strbuf_adds(out, "</td><td>");
+		esc(out, get_string(run, "base"));
+		strbuf_adds(out, "</td><td class=\"verdict ");
+		esc(out, get_string(run, "verdict"));
+		strbuf_adds(out, "\"><strong>");
+		esc(out, get_string(run, "verdict"));
+		strbuf_adds(out, "</strong>");
+		if (get_string(run, "error")) {
+			strbuf_adds(out, ": ");
+			esc(out, get_string(run, "error"));
+		}
+		strbuf_adds(out, "</td><td class=\"drops\">");
+		json_array_foreach(json_object_get(run, "drop"), k, name) {
+			strbuf_addf(out, "%s<a href=\"/runs/%lld#patch-", k ? "<br>" : "", id);
+			url_segment(out, json_string_value(name));
+			strbuf_adds(out, "\">&#9656;</a> ");
+			link_to(out, "/patches/", json_string_value(name));
+		}
+		strbuf_adds(out, "</td><td>");
+		if (json_is_number(seconds))
+			add_duration(out, json_number_value(seconds));
+		strbuf_addf(out, "</td><td>%lld</td><td>%lld</td><td>",
+			    (long long)json_integer_value(json_object_get(run, "builds")),
+			    (long long)json_integer_value(json_object_get(run, "boots")));
+		esc(out, get_string(run, "source"));
+		strbuf_adds(out, "</td></tr>\n");
+	}
+	strbuf_adds(out, "</table>\n");
+	pager(out, path.buf, page, total);
+	page_foot(out);
+out:
+	json_decref(answer);
+	strbuf_release(&err);
+	strbuf_release(&title);
+	strbuf_release(&path);
+	return r;
+}
+
+int page_render_case(sqlite3 *db, const char *name, const char *page_number, struct strbuf *out)
+{
+	struct strbuf err = STRBUF_INIT, title = STRBUF_INIT, path = STRBUF_INIT;
+	json_t *answer = NULL, *runs, *run;
+	int64_t page, total;
+	size_t i;
+	int r = 0;
+
+	strbuf_addf(&title, "Case %s", name ? name : "");
+	if (parse_page_number(page_number, &page) < 0) {
+		r = -EINVAL;
+		strbuf_addf(&err, "'%s' is not a page number (1, 2, ...).", page_number);
+		page_render_message(out, title.buf, err.buf);
+		goto out;
+	}
+	answer = history_case(db, name, PAGE_ROWS, (page - 1) * PAGE_ROWS, &err);
+	if (!answer) {
+		r = -errno;
+		page_render_message(out, title.buf, err.buf);
+		goto out;
+	}
+	runs = json_object_get(answer, "runs");
+	total = json_integer_value(json_object_get(answer, "total"));
+	if (!total && json_is_null(json_object_get(answer, "kind"))) {
+		r = -ENOENT;
+		strbuf_addf(&err, "No case named %s in the record: no boot ran it and no verdict names it.", name);
+		page_render_message(out, title.buf, err.buf);
+		goto out;
+	}
+	page_path(&path, "/cases/", name);
+	page_head(out, title.buf, NULL);
+	strbuf_adds(out, "<h2>Case ");
+	esc(out, name);
+	strbuf_adds(out, "</h2>\n<p class=\"links\">");
+	if (get_string(answer, "kind")) {
+		strbuf_adds(out, "A ");
+		esc(out, get_string(answer, "kind"));
+		strbuf_adds(out, " case; ");
+	}
+	strbuf_addf(out, "its outcome in %lld finished runs, newest first. <a href=\"/api/cases/", (long long)total);
+	url_segment(out, name);
+	strbuf_addf(out, "?limit=%d&amp;offset=%lld\">JSON</a></p>\n", PAGE_ROWS, (long long)(page - 1) * PAGE_ROWS);
+	if (!json_array_size(runs)) {
+		if (total)
+			r = -ENOENT;
+		strbuf_addf(out, "<p class=\"state\">%s</p>\n", total ? "No run on this page." : "No finished run yet.");
+		pager(out, path.buf, page, total);
+		page_foot(out);
+		goto out;
+	}
+	pager(out, path.buf, page, total);
+	strbuf_adds(out, "<table class=\"case-runs\"><tr><th>run</th><th>queue</th><th>started</th><th>outcome</th>"
+		    "<th>on base</th><th>with the queue</th><th>patches</th></tr>\n");
+	json_array_foreach(runs, i, run) {
+		long long id = json_integer_value(json_object_get(run, "run"));
+		size_t k;
+		json_t *patch;
+
+		strbuf_adds(out, "<tr class=\"");
+		esc(out, get_string(run, "outcome"));
+		strbuf_addf(out, "\"><td><a href=\"/runs/%lld\">%lld</a></td><td>", id, id);
+		link_to(out, "/queues/", get_string(run, "queue"));
+		strbuf_adds(out, "</td><td>");
+		esc(out, get_string(run, "started_at"));
+		strbuf_adds(out, "</td><td>");
+		esc(out, get_string(run, "outcome"));
+		strbuf_adds(out, "</td><td>");
+		esc(out, get_string(run, "base") ? get_string(run, "base") : "-");
+		strbuf_adds(out, "</td><td>");
+		esc(out, get_string(run, "candidate") ? get_string(run, "candidate") : "-");
+		strbuf_adds(out, "</td><td>");
+		json_array_foreach(json_object_get(run, "patches"), k, patch) {
+			if (k)
+				strbuf_adds(out, ", ");
+			link_to(out, "/patches/", json_string_value(patch));
+			strbuf_addf(out, " (<a href=\"/runs/%lld#patch-", id);
+			url_segment(out, json_string_value(patch));
+			strbuf_adds(out, "\">evidence</a>)");
+		}
+		strbuf_adds(out, "</td></tr>\n");
+	}
+	strbuf_adds(out, "</table>\n");
+	pager(out, path.buf, page, total);
+	page_foot(out);
+out:
+	json_decref(answer);
+	strbuf_release(&err);
+	strbuf_release(&title);
+	strbuf_release(&path);
+	return r;
+}
+
+int page_render_regressions(sqlite3 *db, struct strbuf *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer = history_regressions(db, false, &err), *q, *p;
+	size_t i, k, n_open = 0, n_clean = 0;
+	int r = 0;
+
+	if (!answer) {
+		r = -errno;
+		page_render_message(out, "Open regressions", err.buf);
+		goto out;
+	}
+	page_head(out, "Open regressions", NULL);
+	strbuf_adds(out, "<h2>Open regressions</h2>\n<p class=\"links\">What the latest finished run of each queue "
+		    "on each branch dropped for a regression, a build or a boot failure; a later clean run closes it. "
+		    "<a href=\"/api/regressions\">JSON</a></p>\n");
+	json_array_foreach(json_object_get(answer, "queues"), i, q)
+		n_open += json_array_size(json_object_get(q, "open"));
+	if (n_open)
+		strbuf_adds(out, "<table class=\"open\"><tr><th>queue</th><th>branch</th><th>run</th><th>started</th>"
+			    "<th>patch</th><th>upstream</th><th>reason</th><th>cases</th></tr>\n");
+	json_array_foreach(json_object_get(answer, "queues"), i, q) {
+		long long run = json_integer_value(json_object_get(q, "run"));
+
+		json_array_foreach(json_object_get(q, "open"), k, p) {
+			strbuf_adds(out, "<tr class=\"regression\"><td>");
+			link_to(out, "/queues/", get_string(q, "queue"));
+			strbuf_adds(out, "</td><td>");
+			esc(out, get_string(q, "branch"));
+			strbuf_addf(out, "</td><td><a href=\"/runs/%lld\">%lld</a> on ", run, run);
+			esc(out, get_string(q, "base"));
+			strbuf_adds(out, "</td><td>");
+			esc(out, get_string(q, "started_at"));
+			strbuf_addf(out, "</td><td><a href=\"/runs/%lld#patch-", run);
+			url_segment(out, get_string(p, "patch"));
+			strbuf_adds(out, "\">&#9656;</a> ");
+			link_to(out, "/patches/", get_string(p, "patch"));
+			strbuf_adds(out, "</td><td>");
+			if (get_string(p, "upstream"))
+				link_to(out, "/patches/", get_string(p, "upstream"));
+			strbuf_adds(out, "</td><td>");
+			esc(out, get_string(p, "reason"));
+			strbuf_adds(out, "</td><td>");
+			case_links(out, json_object_get(p, "cases"), false);
+			strbuf_adds(out, "</td></tr>\n");
+		}
+	}
+	if (n_open)
+		strbuf_adds(out, "</table>\n");
+	else
+		strbuf_adds(out, "<p class=\"state\">Nothing is open.</p>\n");
+
+	json_array_foreach(json_object_get(answer, "queues"), i, q) {
+		long long run = json_integer_value(json_object_get(q, "run"));
+
+		if (json_array_size(json_object_get(q, "open")))
+			continue;
+		if (!n_clean++)
+			strbuf_adds(out, "<h2>Nothing open</h2>\n<table class=\"clean\"><tr><th>queue</th><th>branch</th>"
+				    "<th>latest run</th><th>verdict</th></tr>\n");
+		strbuf_adds(out, "<tr class=\"clean\"><td>");
+		link_to(out, "/queues/", get_string(q, "queue"));
+		strbuf_adds(out, "</td><td>");
+		esc(out, get_string(q, "branch"));
+		strbuf_addf(out, "</td><td><a href=\"/runs/%lld\">%lld</a> on ", run, run);
+		esc(out, get_string(q, "base"));
+		strbuf_adds(out, "</td><td>");
+		esc(out, get_string(q, "verdict"));
+		strbuf_adds(out, "</td></tr>\n");
+	}
+	if (n_clean)
+		strbuf_adds(out, "</table>\n");
+	page_foot(out);
+out:
+	json_decref(answer);
+	strbuf_release(&err);
 	return r;
 }

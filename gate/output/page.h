@@ -10,7 +10,8 @@
  * be read is said so on the page, which is still whole. Every page has a
  * search box (GET /search?q=) and no script.
  *
- * The pages of one run, one patch and a search follow page_render(). Each
+ * The pages of one run, one patch, a search, a queue, a case and the
+ * open regressions follow page_render(). Each
  * appends a whole page to @out, also when there is nothing to show (the
  * page then says why), and returns 0, or the negative errno of the
  * history.h function that failed, for the server's status code: -ENOENT
@@ -51,6 +52,37 @@ int page_render_patch(sqlite3 *db, const char *key, struct strbuf *out);
  * patches history_search() finds.
  */
 int page_render_search(sqlite3 *db, const char *query, struct strbuf *out, struct strbuf *ret_location);
+
+/* Rows on one page of a list; ?page=N (from 1) picks the page. */
+#define PAGE_ROWS 50
+
+/*
+ * GET /queues/NAME?page=N: the runs of the queue whose series folder is
+ * @queue (snapshot.queue, as history_runs()'s filter and the front page's
+ * table name it), PAGE_ROWS a page, newest first: an SVG plot of time to
+ * verdict and builds per run, then a timeline table (run, start, base,
+ * verdict, drops linked to their patches, time to verdict, builds, boots,
+ * source) between "newer" and "older" links. @page_number is the raw
+ * ?page= (NULL: 1). -EINVAL for a page that is not a whole number from 1;
+ * -ENOENT when the record has no run of @queue, or none on that page.
+ */
+int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, struct strbuf *out);
+
+/*
+ * GET /cases/NAME?page=N: the case's outcome in each finished run,
+ * PAGE_ROWS a page, from history_case(): run, queue, start, outcome, its
+ * status on the base tree and with the queue where a boot recorded them,
+ * the patches blamed. -ENOENT for a case the record does not know, or a
+ * page past the last; -EINVAL as page_render_queue().
+ */
+int page_render_case(sqlite3 *db, const char *name, const char *page_number, struct strbuf *out);
+
+/*
+ * GET /regressions: history_regressions() as a page: one row per patch
+ * left open by the latest finished run of a queue on a branch, then the
+ * queues and branches with nothing open.
+ */
+int page_render_regressions(sqlite3 *db, struct strbuf *out);
 
 /* A page that says only @message under @title (both escaped), with the search box. */
 void page_render_message(struct strbuf *out, const char *title, const char *message);

@@ -645,13 +645,31 @@ static int case_outcome(sqlite3 *db, sqlite3_stmt *st, int64_t run, const char *
 	return 0;
 }
 
-json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err)
+/*
+ * The status case ?1 had in the boot (its first attempt) of the tree of
+ * run r's sequence chosen by @seq_where, with the run's config and suite:
+ * the base is the sequence of no patch, the candidate the run's largest.
+ */
+#define CASE_STATUS_IN(seq_where) \
+	"(SELECT cr.status FROM boot b JOIN case_result cr ON cr.boot_id = b.id AND cr.name = ?1" \
+	" WHERE b.tree = (SELECT q.tree FROM run_sequence q WHERE q.run_id = r.id " seq_where " LIMIT 1)" \
+	" AND b.config = r.config AND b.suite = r.suite ORDER BY b.attempt LIMIT 1)"
+
+json_t *history_case(sqlite3 *db, const char *name, int64_t limit, int64_t offset, struct strbuf *err)
 {
-	sqlite3_stmt *runs_st = NULL, *mentions = NULL;
+	sqlite3_stmt *runs_st = NULL, *mentions = NULL, *count = NULL;
 	json_t *out = NULL, *runs, *kind = NULL, *name_json = NULL;
+	int64_t total = 0;
 	bool known;
 	int r = -EINVAL, rc;
 
+	if (limit < 0 || offset < 0) {
+		strbuf_addf(err, "%s: %lld is negative", limit < 0 ? "limit" : "offset",
+			    (long long)(limit < 0 ? limit : offset));
+		goto out;
+	}
+	if (limit > HISTORY_LIMIT_MAX)
+		limit = HISTORY_LIMIT_MAX;
 	if (!name || !name[0] || !(name_json = json_string(name))) {
 		strbuf_addf(err, "case: the name is %s", name && name[0] ? "not UTF-8 text" : "empty");
 		goto out;
@@ -667,11 +685,25 @@ json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err)
 	obj_set(out, "kind", kind);
 	obj_set(out, "runs", runs);
 	if (!known)
-		goto out;
+		goto set_total;
 
-	r = prepare(db, "SELECT r.id, s.queue, r.started_at FROM run r JOIN snapshot s ON s.id = r.snapshot_id"
-		    " WHERE r.verdict IN ('pass', 'drop') ORDER BY r.started_at DESC, r.id DESC",
-		    &runs_st, "reading runs", err, "");
+	r = prepare(db, "SELECT count(*) FROM run WHERE verdict IN ('pass', 'drop')", &count, "counting runs",
+		    err, "");
+	if (r < 0)
+		goto out;
+	if (sqlite3_step(count) != SQLITE_ROW) {
+		r = db_error(db, "counting runs", err);
+		goto out;
+	}
+	total = sqlite3_column_int64(count, 0);
+	/* a limit of 0 is every run: LIMIT -1 */
+	r = prepare(db, "SELECT r.id, s.queue, r.started_at, "
+		    CASE_STATUS_IN("AND q.patches = '[]'") ", "
+		    CASE_STATUS_IN("ORDER BY json_array_length(q.patches) DESC, q.position")
+		    " FROM run r JOIN snapshot s ON s.id = r.snapshot_id"
+		    " WHERE r.verdict IN ('pass', 'drop') ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?3",
+		    &runs_st, "reading runs", err, "sii", name, (sqlite3_int64)(limit ? limit : -1),
+		    (sqlite3_int64)offset);
 	if (r < 0)
 		goto out;
 	r = prepare(db, "SELECT p.name, 'regressed', p.position FROM verdict v JOIN patch p ON p.id = v.patch_id,"
@@ -688,13 +720,20 @@ json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err)
 		obj_set(entry, "run", int_json(runs_st, 0));
 		obj_set(entry, "queue", text_json(runs_st, 1));
 		obj_set(entry, "started_at", text_json(runs_st, 2));
+		obj_set(entry, "base", text_json(runs_st, 3));
+		obj_set(entry, "candidate", text_json(runs_st, 4));
 		r = case_outcome(db, mentions, sqlite3_column_int64(runs_st, 0), name, entry, err);
 		if (r < 0)
 			goto out;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
 		r = db_error(db, "reading runs", err);
+		goto out;
+	}
+set_total:
+	obj_set(out, "total", json_integer(total));
 out:
+	sqlite3_finalize(count);
 	sqlite3_finalize(runs_st);
 	sqlite3_finalize(mentions);
 	if (r < 0) {

@@ -117,21 +117,31 @@ json_t *history_run_report(sqlite3 *db, int64_t run, struct strbuf *err);
 json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err);
 
 /*
- * One suite case across the finished runs, newest first:
+ * One suite case across the finished runs, newest first, @limit of them
+ * (0: every one; above HISTORY_LIMIT_MAX is clamped to it) after skipping
+ * @offset:
  *
- *   {"case": @name, "kind": "contract" | "quirk" | null,
+ *   {"case": @name, "kind": "contract" | "quirk" | null, "total": N,
  *    "runs": [{"run", "queue", "started_at",
  *              "outcome": "pass" | "regressed" | "changed",
- *              "patches": [names]}...]}
+ *              "patches": [names], "base", "candidate"}...]}
  *
  * "regressed": the patches whose verdict lists the case in its
  * regressions; "changed": none did, but these patches changed the quirk
  * case (verdict changes); "pass": no verdict of the run names the case
  * (patches is empty). kind is what a boot recorded the case as, null when
  * no recorded boot ran it. A case that no boot and no verdict ever named
- * (a typo, say) has an empty "runs", rather than a "pass" for every run.
+ * (a typo, say) has an empty "runs" and a total of 0, rather than a
+ * "pass" for every run; otherwise total counts every finished run.
+ *
+ * base and candidate are the case's status (pass, fail, quirk-changed,
+ * error) in the first boot of the run's base tree (its sequence of no
+ * patch) and of its largest judged sequence (the whole queue, when it
+ * applied), with the run's config and suite; null where the record has
+ * no such boot (a run made before migration 0006, a tree that did not
+ * build or boot). EINVAL for an empty name, a negative limit or offset.
  */
-json_t *history_case(sqlite3 *db, const char *name, struct strbuf *err);
+json_t *history_case(sqlite3 *db, const char *name, int64_t limit, int64_t offset, struct strbuf *err);
 
 /*
  * Per queue and branch (by queue name, then branch in release order),

@@ -476,37 +476,37 @@ static void test_case_history(void **state)
 	json_t *answer;
 
 	/* error and running runs judged nothing and are left out */
-	answer = history_case(f->db, "test.pl", &err);
+	answer = history_case(f->db, "test.pl", 0, 0, &err);
 	expect_json(answer,
-		    "{'case': 'test.pl', 'kind': 'contract', 'runs': ["
+		    "{'case': 'test.pl', 'kind': 'contract', 'total': 3, 'runs': ["
 		    " {'run': 3, 'queue': 'queue-6.6', 'started_at': '2026-01-03T10:00:00Z',"
-		    "  'outcome': 'regressed', 'patches': ['exec-shebang-6.6.patch']},"
+		    "  'outcome': 'regressed', 'patches': ['exec-shebang-6.6.patch'], 'base': null, 'candidate': null},"
 		    " {'run': 2, 'queue': 'queue-6.1', 'started_at': '2026-01-02T10:00:00Z',"
-		    "  'outcome': 'pass', 'patches': []},"
+		    "  'outcome': 'pass', 'patches': [], 'base': null, 'candidate': null},"
 		    " {'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z',"
-		    "  'outcome': 'regressed', 'patches': ['shebang.patch']}]}");
+		    "  'outcome': 'regressed', 'patches': ['shebang.patch'], 'base': null, 'candidate': null}]}");
 	json_decref(answer);
 
-	answer = history_case(f->db, "empty", &err);
+	answer = history_case(f->db, "empty", 0, 0, &err);
 	expect_json(answer,
-		    "{'case': 'empty', 'kind': 'quirk', 'runs': ["
+		    "{'case': 'empty', 'kind': 'quirk', 'total': 3, 'runs': ["
 		    " {'run': 3, 'queue': 'queue-6.6', 'started_at': '2026-01-03T10:00:00Z',"
-		    "  'outcome': 'pass', 'patches': []},"
+		    "  'outcome': 'pass', 'patches': [], 'base': null, 'candidate': null},"
 		    " {'run': 2, 'queue': 'queue-6.1', 'started_at': '2026-01-02T10:00:00Z',"
-		    "  'outcome': 'pass', 'patches': []},"
+		    "  'outcome': 'pass', 'patches': [], 'base': null, 'candidate': null},"
 		    " {'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z',"
-		    "  'outcome': 'changed', 'patches': ['quirk.patch']}]}");
+		    "  'outcome': 'changed', 'patches': ['quirk.patch'], 'base': null, 'candidate': null}]}");
 	json_decref(answer);
 
 	/* named by a verdict, never recorded by a boot: known, of no recorded kind */
-	answer = history_case(f->db, "nixos-2019", &err);
+	answer = history_case(f->db, "nixos-2019", 0, 0, &err);
 	assert_true(json_is_null(json_object_get(answer, "kind")));
 	expect_runs(json_object_get(answer, "runs"), "3,2,1");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(answer, "runs"), 2),
 							      "outcome")), "regressed");
 	json_decref(answer);
 
-	answer = history_case(f->db, "argv-plain", &err);
+	answer = history_case(f->db, "argv-plain", 0, 0, &err);
 	expect_runs(json_object_get(answer, "runs"), "3,2,1");
 	for (size_t i = 0; i < 3; i++)
 		assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(answer, "runs"), i),
@@ -514,11 +514,84 @@ static void test_case_history(void **state)
 	json_decref(answer);
 
 	/* a name nothing knows is not "pass" everywhere */
-	answer = history_case(f->db, "test.p", &err);
-	expect_json(answer, "{'case': 'test.p', 'kind': null, 'runs': []}");
+	answer = history_case(f->db, "test.p", 0, 0, &err);
+	expect_json(answer, "{'case': 'test.p', 'kind': null, 'total': 0, 'runs': []}");
 	json_decref(answer);
 
-	expect_failure(history_case(f->db, "", &err), EINVAL, &err, "case: the name is empty");
+	expect_failure(history_case(f->db, "", 0, 0, &err), EINVAL, &err, "case: the name is empty");
+	expect_failure(history_case(f->db, "test.pl", -1, 0, &err), EINVAL, &err, "limit: -1 is negative");
+	expect_failure(history_case(f->db, "test.pl", 1, -2, &err), EINVAL, &err, "offset: -2 is negative");
+	strbuf_release(&err);
+}
+
+/* One page of a case's runs: the total still counts them all. */
+static void test_case_pages(void **state)
+{
+	struct testdb *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer;
+
+	answer = history_case(f->db, "test.pl", 2, 0, &err);
+	expect_runs(json_object_get(answer, "runs"), "3,2");
+	expect_int(answer, "total", 3);
+	json_decref(answer);
+	answer = history_case(f->db, "test.pl", 2, 2, &err);
+	expect_runs(json_object_get(answer, "runs"), "1");
+	json_decref(answer);
+	answer = history_case(f->db, "test.pl", 2, 3, &err);
+	expect_runs(json_object_get(answer, "runs"), "");
+	expect_int(answer, "total", 3);
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
+/*
+ * The case's status on the run's base tree and with its largest sequence,
+ * where a boot recorded them: run 1 judged base (tree tb), the whole queue
+ * (tq) and one patch (t1); the candidate is the whole queue's boot, its
+ * first attempt. A boot of another config is not the run's.
+ */
+static void test_case_base_and_candidate(void **state)
+{
+	struct testdb t;
+	struct strbuf err = STRBUF_INIT;
+	char *msg = NULL;
+	json_t *answer, *run;
+
+	(void)state;
+	assert_int_equal(testdb_open(&t, "history_test_outcomes"), 0);
+	if (sqlite3_exec(t.db,
+			 "INSERT INTO snapshot (id, queue, source, content_hash) VALUES (1, 'queue-6.1', 'q', 'h');"
+			 "INSERT INTO patch (id, snapshot_id, position, name) VALUES (1, 1, 1, 'a.patch'),"
+			 " (2, 1, 2, 'shebang.patch');"
+			 "INSERT INTO run (id, snapshot_id, base, suite, verdict, config, started_at) VALUES"
+			 " (1, 1, '6.1.192', 's1', 'drop', 'c1', '2026-01-01T10:00:00Z'),"
+			 " (2, 1, '6.1.192', 's1', 'pass', NULL, '2026-01-02T10:00:00Z');"
+			 "INSERT INTO run_sequence (run_id, position, patches, tree, judged_at) VALUES"
+			 " (1, 1, '[]', 'tb', 'x'), (1, 2, '[1,2]', 'tq', 'x'), (1, 3, '[2]', 't1', 'x');"
+			 "INSERT INTO verdict (run_id, patch_id, status, reason, regressions) VALUES"
+			 " (1, 2, 'drop', 'regression', '[\"test.pl\"]');"
+			 "INSERT INTO boot (id, tree, config, suite, attempt, status) VALUES"
+			 " (1, 'tb', 'c1', 's1', 1, 'ok'), (2, 'tq', 'c1', 's1', 2, 'ok'),"
+			 " (3, 'tq', 'c1', 's1', 1, 'ok'), (4, 't1', 'c1', 's1', 1, 'ok'),"
+			 " (5, 'tb', 'other', 's1', 1, 'ok');"
+			 "INSERT INTO case_result (boot_id, name, kind, status) VALUES"
+			 " (1, 'test.pl', 'contract', 'pass'), (2, 'test.pl', 'contract', 'error'),"
+			 " (3, 'test.pl', 'contract', 'fail'), (4, 'test.pl', 'contract', 'fail'),"
+			 " (5, 'test.pl', 'contract', 'error');",
+			 NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("fixture: %s", msg);
+	answer = history_case(t.db, "test.pl", 0, 0, &err);
+	assert_non_null(answer);
+	/* run 2 has no config (made before migration 0006): nothing to say */
+	run = json_array_get(json_object_get(answer, "runs"), 0);
+	expect_json(run, "{'run': 2, 'queue': 'queue-6.1', 'started_at': '2026-01-02T10:00:00Z',"
+		    " 'outcome': 'pass', 'patches': [], 'base': null, 'candidate': null}");
+	run = json_array_get(json_object_get(answer, "runs"), 1);
+	expect_json(run, "{'run': 1, 'queue': 'queue-6.1', 'started_at': '2026-01-01T10:00:00Z',"
+		    " 'outcome': 'regressed', 'patches': ['shebang.patch'], 'base': 'pass', 'candidate': 'fail'}");
+	json_decref(answer);
+	testdb_close(&t);
 	strbuf_release(&err);
 }
 
@@ -747,8 +820,8 @@ static void test_empty_record(void **state)
 	answer = history_branches(empty.db, &err);
 	expect_json(answer, "{'branches': []}");
 	json_decref(answer);
-	answer = history_case(empty.db, "test.pl", &err);
-	expect_json(answer, "{'case': 'test.pl', 'kind': null, 'runs': []}");
+	answer = history_case(empty.db, "test.pl", 0, 0, &err);
+	expect_json(answer, "{'case': 'test.pl', 'kind': null, 'total': 0, 'runs': []}");
 	json_decref(answer);
 	expect_failure(history_run_report(empty.db, 1, &err), ENOENT, &err, "no run 1");
 	testdb_close(&empty);
@@ -851,6 +924,8 @@ int main(void)
 		cmocka_unit_test(test_patch_by_upstream),
 		cmocka_unit_test(test_patch_by_name),
 		cmocka_unit_test(test_case_history),
+		cmocka_unit_test(test_case_pages),
+		cmocka_unit_test(test_case_base_and_candidate),
 		cmocka_unit_test(test_regressions),
 		cmocka_unit_test(test_patch_per_branch),
 		cmocka_unit_test(test_regressions_per_branch),

@@ -42,13 +42,13 @@ static const char fixture_sql[] =
 	" (5, 3, 'ok', NULL);";
 
 #define ROW_61 \
-	"<tr class=\"branch\"><td>shebang-2019</td><td>6.1</td><td><a href=\"/runs/2\">2</a></td>" \
+	"<tr class=\"branch\"><td><a href=\"/queues/shebang-2019\">shebang-2019</a></td><td>6.1</td><td><a href=\"/runs/2\">2</a></td>" \
 	"<td>drop</td><td>6.1.192</td><td>1</td></tr>"
 #define ROW_612 \
-	"<tr class=\"branch\"><td>shebang-2019</td><td>6.12</td><td><a href=\"/runs/3\">3</a></td>" \
+	"<tr class=\"branch\"><td><a href=\"/queues/shebang-2019\">shebang-2019</a></td><td>6.12</td><td><a href=\"/runs/3\">3</a></td>" \
 	"<td>pass</td><td>6.12.118</td><td>0</td></tr>"
 #define ROW_ESCAPED \
-	"<tr class=\"branch\"><td>a&lt;b&gt;&amp;c</td><td>6.6</td><td><a href=\"/runs/5\">5</a></td>" \
+	"<tr class=\"branch\"><td><a href=\"/queues/a%3Cb%3E%26c\">a&lt;b&gt;&amp;c</a></td><td>6.6</td><td><a href=\"/runs/5\">5</a></td>" \
 	"<td>pass</td><td>6.6.60</td><td>0</td></tr>"
 
 static const char *expect_contains(const char *page, const char *want)
@@ -176,6 +176,7 @@ static void test_unreadable_record(void **state)
 #define IMG_ESCAPED "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"
 #define NAME_IN_URL "0001-%3Cscript%3Ealert%281%29%3C%2Fscript%3E%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E.patch"
 #define HOSTILE_SHA "8099b047ecc431518b9bb6bdbba3549bbecdc343"
+#define CASE_NAME_ESCAPED "test.pl" IMG_ESCAPED
 
 static void hostile_record(sqlite3 *db)
 {
@@ -250,7 +251,7 @@ static void test_run_page(void **state)
 				  SCRIPT_ESCAPED IMG_ESCAPED ".patch</a></h3>");
 	expect_contains(page.buf, "<p class=\"subject\">exec: " SCRIPT_ESCAPED IMG_ESCAPED " &mdash; "
 			SCRIPT_ESCAPED " &lt;a@b&gt;</p>");
-	expect_contains(page.buf, "<a href=\"/api/cases/test.pl%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E\">");
+	expect_contains(page.buf, "<a href=\"/cases/test.pl%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E\">");
 	expect_contains(page.buf, "<pre class=\"evidence\">console: " SCRIPT_ESCAPED IMG_ESCAPED
 			"\nexpected argv[1]=&quot;-a&quot;</pre>");
 	expect_contains(page.buf, "<pre class=\"steps\">base + 1 patch: " SCRIPT_ESCAPED "</pre>");
@@ -345,6 +346,260 @@ static void test_search_page(void **state)
 	strbuf_release(&location);
 }
 
+
+/* Every page kind carries the search box. */
+static void expect_search_box(const char *page, const char *what)
+{
+	if (!strstr(page, "<form class=\"search\" method=\"get\" action=\"/search\"><input type=\"search\" name=\"q\""))
+		fail_msg("%s: expected the search box, got\n%s", what, page);
+}
+
+/*
+ * A long record: queue-6.1 ran 120 times, an hour apart (run N at hour N),
+ * each a minute and N seconds long with N % 5 builds; every third run
+ * dropped shebang.patch for test.pl, the others kept it.
+ */
+static void long_record(sqlite3 *db)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db,
+			 "INSERT INTO snapshot (id, queue, source, content_hash) VALUES (1, 'queue-6.1', 'q', 'h1');"
+			 "INSERT INTO patch (id, snapshot_id, position, name) VALUES (1, 1, 1, 'good.patch'),"
+			 " (2, 1, 2, 'shebang.patch');"
+			 "INSERT INTO run (id, snapshot_id, base, suite, verdict, builds, boots, started_at, seconds)"
+			 " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 120)"
+			 " SELECT i, 1, '6.1.192', 's', CASE WHEN i % 3 = 0 THEN 'drop' ELSE 'pass' END, i % 5, 2,"
+			 " strftime('%Y-%m-%dT%H:%M:%SZ', '2026-01-01', '+' || i || ' hours'), 60 + i FROM n;"
+			 "INSERT INTO verdict (run_id, patch_id, status, reason, regressions)"
+			 " SELECT id, 2, CASE verdict WHEN 'drop' THEN 'drop' ELSE 'ok' END,"
+			 " CASE verdict WHEN 'drop' THEN 'regression' END,"
+			 " CASE verdict WHEN 'drop' THEN '[\"test.pl\"]' ELSE '[]' END FROM run;",
+			 NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("the long record: %s", msg);
+}
+
+static void test_queue_page(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+	const char *newest, *older;
+
+	long_record(t->db);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", NULL, &page), 0);
+	expect_search_box(page.buf, "queue page 1");
+	expect_contains(page.buf, "<title>Queue queue-6.1 - backport-gate</title>");
+	expect_contains(page.buf, "<p class=\"links\">120 runs, newest first. "
+			"<a href=\"/api/runs?queue=queue-6.1&amp;limit=50&amp;offset=0\">JSON</a></p>");
+	/* 50 rows, the newest first: run 120, a drop, its patch linked twice (evidence, history) */
+	if (count(page.buf, "<tr class=\"run ") != 50)
+		fail_msg("expected 50 runs on page 1, got %zu:\n%s", count(page.buf, "<tr class=\"run "), page.buf);
+	newest = expect_contains(page.buf, "<tr class=\"run drop\"><td><a href=\"/runs/120\">120</a></td>"
+				 "<td>2026-01-06T00:00:00Z</td><td>6.1.192</td>"
+				 "<td class=\"verdict drop\"><strong>drop</strong></td><td class=\"drops\">"
+				 "<a href=\"/runs/120#patch-shebang.patch\">&#9656;</a> "
+				 "<a href=\"/patches/shebang.patch\">shebang.patch</a></td>"
+				 "<td>3 min 0 s</td><td>0</td><td>2</td><td>q</td></tr>");
+	older = expect_contains(page.buf, "<a href=\"/runs/71\">71</a>");
+	if (!(newest < older) || strstr(page.buf, "<a href=\"/runs/70\">"))
+		fail_msg("expected runs 120 down to 71 on page 1:\n%s", page.buf);
+	expect_contains(page.buf, "<nav class=\"pager\">page 1 of 3 "
+			"<a rel=\"next\" href=\"/queues/queue-6.1?page=2\">older &rarr;</a></nav>");
+	if (strstr(page.buf, "rel=\"prev\""))
+		fail_msg("expected no link to newer runs on page 1:\n%s", page.buf);
+	/* the plot: a bar per run, a line through the times, scales labelled */
+	expect_contains(page.buf, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
+	if (count(page.buf, "<rect ") != 50)
+		fail_msg("expected 50 bars, got %zu:\n%s", count(page.buf, "<rect "), page.buf);
+	expect_contains(page.buf, "<title>run 120: 0 builds</title>");
+	expect_contains(page.buf, "<title>run 119: 4 builds</title>");
+	expect_contains(page.buf, "<polyline class=\"seconds\"");
+	expect_contains(page.buf, "<title>run 120: 3 min 0 s</title></circle>");
+	if (count(page.buf, "<circle ") != 50)
+		fail_msg("expected a dot per run, got %zu:\n%s", count(page.buf, "<circle "), page.buf);
+	expect_contains(page.buf, ">3 min 0 s</text>");	/* the longest on the page: run 120 */
+	expect_contains(page.buf, ">4 builds</text>");
+	expect_contains(page.buf, ">run 71</text>");
+	expect_contains(page.buf, ">run 120</text>");
+	if (count(page.buf, "<polyline") != 1 || strstr(page.buf, "<script") || strstr(page.buf, "href=\"http"))
+		fail_msg("expected one polyline, no script and no external asset:\n%s", page.buf);
+
+	/* the last page: 20 runs, a link back, none further */
+	strbuf_reset(&page);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", "3", &page), 0);
+	if (count(page.buf, "<tr class=\"run ") != 20)
+		fail_msg("expected 20 runs on page 3, got %zu:\n%s", count(page.buf, "<tr class=\"run "), page.buf);
+	expect_contains(page.buf, "<nav class=\"pager\"><a rel=\"prev\" href=\"/queues/queue-6.1?page=2\">&larr; newer</a> "
+			"page 3 of 3</nav>");
+	expect_contains(page.buf, "<a href=\"/runs/1\">1</a>");
+	if (strstr(page.buf, "rel=\"next\""))
+		fail_msg("expected no link to older runs on the last page:\n%s", page.buf);
+
+	/* past the end: said so, with a way back to the last page */
+	strbuf_reset(&page);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", "4", &page), -ENOENT);
+	expect_contains(page.buf, "<p class=\"state\">No run on page 4.</p>\n<nav class=\"pager\">"
+			"<a rel=\"prev\" href=\"/queues/queue-6.1?page=3\">&larr; newer</a> page 4 of 3</nav>");
+	for (const char *const *bad = (const char *const[]){ "0", "-1", "2x", "abc", " 2", "99999999999999999999",
+							    NULL }; *bad; bad++) {
+		strbuf_reset(&page);
+		if (page_render_queue(t->db, "queue-6.1", *bad, &page) != -EINVAL)
+			fail_msg("expected ?page=%s to be refused with -EINVAL", *bad);
+		expect_contains(page.buf, "is not a page number");
+	}
+	strbuf_reset(&page);
+	assert_int_equal(page_render_queue(t->db, "queue-6.6", NULL, &page), -ENOENT);
+	expect_contains(page.buf, "No run of a queue named queue-6.6 is in the record.");
+	expect_search_box(page.buf, "unknown queue");
+	strbuf_release(&page);
+}
+
+/* A queue whose name (a series folder read from a hostile directory) carries markup. */
+static void test_queue_page_hostile(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+
+	hostile_record(t->db);
+	if (sql_exec(t->db, "UPDATE snapshot SET queue = ?, source = ? WHERE id = 1", "ss", HOSTILE_NAME,
+		     "q/" SCRIPT) < 0)
+		fail_msg("UPDATE snapshot: %s", sqlite3_errmsg(t->db));
+	assert_int_equal(page_render_queue(t->db, HOSTILE_NAME, "1", &page), 0);
+	expect_inert(page.buf, "the hostile queue");
+	expect_contains(page.buf, "<title>Queue 0001-" SCRIPT_ESCAPED IMG_ESCAPED ".patch - backport-gate</title>");
+	expect_contains(page.buf, "<a href=\"/api/runs?queue=" NAME_IN_URL "&amp;limit=50&amp;offset=0\">JSON</a>");
+	expect_contains(page.buf, "<a href=\"/runs/1#patch-" NAME_IN_URL "\">&#9656;</a> <a href=\"/patches/"
+			NAME_IN_URL "\">0001-" SCRIPT_ESCAPED IMG_ESCAPED ".patch</a>");
+	expect_contains(page.buf, "<td>4 min 15 s</td><td>3</td><td>4</td><td>q/" SCRIPT_ESCAPED "</td></tr>");
+	/* one run: nothing to page through */
+	if (strstr(page.buf, "class=\"pager\""))
+		fail_msg("expected no pager for one run:\n%s", page.buf);
+	strbuf_release(&page);
+}
+
+#define CASE_NAME "test.pl" IMG
+#define CASE_IN_URL "test.pl%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"
+
+static void test_case_page(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+
+	hostile_record(t->db);
+	/* the run page links its cases here */
+	assert_int_equal(page_render_run(t->db, 1, &page), 0);
+	expect_contains(page.buf, "<a href=\"/cases/" CASE_IN_URL "\">" CASE_NAME_ESCAPED "</a>");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_case(t->db, CASE_NAME, NULL, &page), 0);
+	expect_inert(page.buf, "the hostile case");
+	expect_search_box(page.buf, "case page");
+	expect_contains(page.buf, "<h2>Case " CASE_NAME_ESCAPED "</h2>");
+	expect_contains(page.buf, "its outcome in 1 finished runs, newest first. <a href=\"/api/cases/" CASE_IN_URL
+			"?limit=50&amp;offset=0\">JSON</a>");
+	/* no boot recorded it: its outcome on base and with the queue are unknown */
+	expect_contains(page.buf, "<tr class=\"regressed\"><td><a href=\"/runs/1\">1</a></td>"
+			"<td><a href=\"/queues/queue-6.1\">queue-6.1</a></td><td>2026-02-02T10:00:00Z</td>"
+			"<td>regressed</td><td>-</td><td>-</td><td><a href=\"/patches/" NAME_IN_URL "\">0001-"
+			SCRIPT_ESCAPED IMG_ESCAPED ".patch</a> (<a href=\"/runs/1#patch-" NAME_IN_URL
+			"\">evidence</a>)</td></tr>");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_case(t->db, "no-such-case", NULL, &page), -ENOENT);
+	expect_contains(page.buf, "No case named no-such-case in the record");
+	strbuf_release(&page);
+}
+
+/* The case's outcome with the queue and on base, where boots recorded it; its pages. */
+static void test_case_page_outcomes_and_pages(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+
+	long_record(t->db);
+	if (sqlite3_exec(t->db,
+			 "UPDATE run SET config = 'c' WHERE id = 120;"
+			 "INSERT INTO run_sequence (run_id, position, patches, tree, judged_at) VALUES"
+			 " (120, 1, '[]', 'tb', 'x'), (120, 2, '[1,2]', 'tq', 'x');"
+			 "INSERT INTO boot (id, tree, config, suite, attempt, status) VALUES"
+			 " (1, 'tb', 'c', 's', 1, 'ok'), (2, 'tq', 'c', 's', 1, 'ok');"
+			 "INSERT INTO case_result (boot_id, name, kind, status) VALUES"
+			 " (1, 'test.pl', 'contract', 'pass'), (2, 'test.pl', 'contract', 'fail');",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("the boots: %s", sqlite3_errmsg(t->db));
+	assert_int_equal(page_render_case(t->db, "test.pl", NULL, &page), 0);
+	expect_contains(page.buf, "A contract case; its outcome in 120 finished runs");
+	expect_contains(page.buf, "<tr class=\"regressed\"><td><a href=\"/runs/120\">120</a></td>"
+			"<td><a href=\"/queues/queue-6.1\">queue-6.1</a></td><td>2026-01-06T00:00:00Z</td>"
+			"<td>regressed</td><td>pass</td><td>fail</td>");
+	expect_contains(page.buf, "<tr class=\"pass\"><td><a href=\"/runs/119\">119</a></td>");
+	if (count(page.buf, "<tr class=\"regressed\">") + count(page.buf, "<tr class=\"pass\">") != 50)
+		fail_msg("expected 50 runs on the case's first page:\n%s", page.buf);
+	expect_contains(page.buf, "page 1 of 3 <a rel=\"next\" href=\"/cases/test.pl?page=2\">older &rarr;</a>");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_case(t->db, "test.pl", "3", &page), 0);
+	if (count(page.buf, "<tr class=\"regressed\">") + count(page.buf, "<tr class=\"pass\">") != 20)
+		fail_msg("expected 20 runs on the case's last page:\n%s", page.buf);
+	expect_contains(page.buf, "<a rel=\"prev\" href=\"/cases/test.pl?page=2\">&larr; newer</a> page 3 of 3</nav>");
+	expect_contains(page.buf, "<td>-</td><td>-</td>");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_case(t->db, "test.pl", "4", &page), -ENOENT);
+	expect_contains(page.buf, "No run on this page.");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_case(t->db, "test.pl", "x", &page), -EINVAL);
+	strbuf_release(&page);
+}
+
+static void test_regressions_page(void **state)
+{
+	struct testdb *t = *state;
+	struct gate_config cfg = { 0 };
+	struct strbuf page = STRBUF_INIT;
+
+	hostile_record(t->db);
+	/* the front page leads here */
+	render(t->db, &cfg, &page);
+	expect_contains(page.buf, "<a href=\"/regressions\">open regressions</a>");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_regressions(t->db, &page), 0);
+	expect_inert(page.buf, "open regressions");
+	expect_search_box(page.buf, "open regressions");
+	expect_contains(page.buf, "<a href=\"/api/regressions\">JSON</a>");
+	expect_contains(page.buf, "<tr class=\"regression\"><td><a href=\"/queues/queue-6.1\">queue-6.1</a></td>"
+			"<td>6.1</td><td><a href=\"/runs/1\">1</a> on 6.1.192</td><td>2026-02-02T10:00:00Z</td>"
+			"<td><a href=\"/runs/1#patch-" NAME_IN_URL "\">&#9656;</a> <a href=\"/patches/" NAME_IN_URL
+			"\">0001-" SCRIPT_ESCAPED IMG_ESCAPED ".patch</a></td>"
+			"<td><a href=\"/patches/" HOSTILE_SHA "\">" HOSTILE_SHA "</a></td><td>regression</td>"
+			"<td><a href=\"/cases/" CASE_IN_URL "\">" CASE_NAME_ESCAPED "</a> </td></tr>");
+	if (strstr(page.buf, "Nothing is open") || strstr(page.buf, "<h2>Nothing open</h2>"))
+		fail_msg("expected only the open regression:\n%s", page.buf);
+	strbuf_release(&page);
+}
+
+/* A record where nothing is open: the queues and branches are listed as such. */
+static void test_regressions_page_nothing_open(void **state)
+{
+	struct testdb *t = *state;
+	struct strbuf page = STRBUF_INIT;
+	char *msg = NULL;
+
+	assert_int_equal(page_render_regressions(t->db, &page), 0);
+	expect_contains(page.buf, "<p class=\"state\">Nothing is open.</p>\n</body>");
+	strbuf_reset(&page);
+	if (sqlite3_exec(t->db, fixture_sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("fixture: %s", msg);
+	/* run 2's drop has no cases recorded and stays open; the others are clean */
+	assert_int_equal(page_render_regressions(t->db, &page), 0);
+	expect_contains(page.buf, "<td><a href=\"/runs/2#patch-shebang.patch\">&#9656;</a> "
+			"<a href=\"/patches/shebang.patch\">shebang.patch</a></td><td></td><td>regression</td><td></td></tr>");
+	expect_contains(page.buf, "<h2>Nothing open</h2>");
+	expect_contains(page.buf, "<tr class=\"clean\"><td><a href=\"/queues/a%3Cb%3E%26c\">a&lt;b&gt;&amp;c</a></td>"
+			"<td>6.6</td><td><a href=\"/runs/5\">5</a> on 6.6.60</td><td>pass</td></tr>");
+	expect_contains(page.buf, "<tr class=\"clean\"><td><a href=\"/queues/shebang-2019\">shebang-2019</a></td>"
+			"<td>6.12</td><td><a href=\"/runs/3\">3</a> on 6.12.118</td><td>pass</td></tr>");
+	if (count(page.buf, "<tr class=\"clean\">") != 2)
+		fail_msg("expected 2 queues and branches with nothing open:\n%s", page.buf);
+	strbuf_release(&page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +611,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_page_unknown, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_patch_page, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_search_page, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_queue_page, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_queue_page_hostile, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_case_page, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_case_page_outcomes_and_pages, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_regressions_page, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_regressions_page_nothing_open, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

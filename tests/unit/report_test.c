@@ -330,15 +330,15 @@ static void test_page_drop_list(void **state)
 		      "exec-load_script-don-t-blindly-truncate-shebang-string.patch\">"
 		      "exec-load_script-don-t-blindly-truncate-shebang-string.patch</a></td>"
 		      "<td>drop</td><td>regression</td><td>"
-		      "<a href=\"/api/cases/test.pl\">test.pl</a> "
-		      "<a href=\"/api/cases/long-interp\">long-interp</a> "
-		      "<a class=\"change\" href=\"/api/cases/dropped-quirk\">dropped-quirk (changed)</a> </td>"
+		      "<a href=\"/cases/test.pl\">test.pl</a> "
+		      "<a href=\"/cases/long-interp\">long-interp</a> "
+		      "<a class=\"change\" href=\"/cases/dropped-quirk\">dropped-quirk (changed)</a> </td>"
 		      "<td><pre>test.pl: ran /bin/sh</pre></td></tr>");
 	/* kept ones: no reason; a quirk change marked as such */
 	assert_has(f, "<tr class=\"ok\"><td><a href=\"/patches/binfmts-say-what-linux_binprm-holds.patch\">"
 		      "binfmts-say-what-linux_binprm-holds.patch</a></td><td>ok</td><td></td><td></td>");
 	assert_has(f, "<tr class=\"not-exercised\">");
-	assert_has(f, "<a class=\"change\" href=\"/api/cases/empty-arg\">empty-arg (changed)</a>");
+	assert_has(f, "<a class=\"change\" href=\"/cases/empty-arg\">empty-arg (changed)</a>");
 	assert_lacks(f, "A newer job is");
 	json_decref(report);
 }
@@ -380,7 +380,7 @@ static void test_page_escapes(void **state)
 	assert_has(f, "<pre>console: " HOSTILE_ESCAPED "</pre>");
 	/* in a link, a path segment: every byte but [A-Za-z0-9._-] percent-encoded */
 	assert_has(f, "<a href=\"/patches/a%20%3Cscript%3Ealert%28%22x%22%29%26%27%3C%2Fscript%3E.patch\">");
-	assert_has(f, "<a href=\"/api/cases/case%2F%3Ci%3E\">case/&lt;i&gt;</a>");
+	assert_has(f, "<a href=\"/cases/case%2F%3Ci%3E\">case/&lt;i&gt;</a>");
 	/* and in a class attribute */
 	assert_has(f, "<tr class=\"ok&quot;&gt;&lt;script&gt;x&lt;/script&gt;\">");
 	assert_has(f, "<p class=\"verdict drop&quot;&gt;&lt;script&gt;v&lt;/script&gt;\">Run ");
