@@ -150,6 +150,18 @@ expect_eq "added source, no check: both kept, the new file not exercised" \
 	"0 ok not-exercised" \
 	"$status $(field '[.patches[].status] | join(" ")')"
 
+# The demo queue (make demo) with the default check: the same single drop
+# as the booted suite alone gives (gate.sh), and the kernel-doc fix of a
+# driver Debian builds is now exercised: its object compiles.
+start=$(date +%s)
+run --queue "$top/patches/queues/shebang-2019"
+expect_eq "the demo queue, default check: the 2019 change alone dropped, for regression" \
+	"1 exec-load_script-don-t-blindly-truncate-shebang-string.patch regression" \
+	"$status $(field '[.patches[] | select(.status == "drop") | "\(.name) \(.reason)"] | join(" ")')"
+expect_eq "the demo queue, default check: the e1000 fix compiles under amd64" ok \
+	"$(patch e1000-fix-kernel-doc-of-e1000_get_hw_dev.patch .status)"
+echo "# the demo queue with the check: $(($(date +%s) - start)) s, $(field .stats.compile_checks) trees and $(field .stats.compile_objects) objects compiled, $(field .stats.compile_recalled) recalled"
+
 # Naming no config where the tree has no linux-config package: the run
 # says the check is off and why, and goes on (here to a queue that is not
 # there, so nothing is built).

@@ -7,6 +7,9 @@
 # reads, nor a second run on a new database whose kernel another run
 # built; git repositories (path and file:// URL, with
 # --ref) read the same queue; bad series entries are refused by name.
+# The compile check is off here (--config-check none): these are the
+# booted suite's verdicts; tests/config-check.sh gates the demo queue with
+# the default check and finds the same drop.
 . "$(dirname "$0")/lib.bash"
 gate=${BG_GATE:-$top/build/backport-gate}
 queues=$top/patches/queues
@@ -17,7 +20,7 @@ culprit=exec-load_script-don-t-blindly-truncate-shebang-string.patch
 gate_run() {
 	status=0
 	rm -f "$tmp/report.json"
-	"$gate" run --db "$db" --json "$tmp/report.json" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+	"$gate" run --config-check none --db "$db" --json "$tmp/report.json" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
 	out=$(cat "$tmp/out")
 	err=$(cat "$tmp/err")
 }

@@ -16,5 +16,6 @@ int cmd_history(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_job(int argc, char **argv);
+int cmd_step(int argc, char **argv);
 
 #endif

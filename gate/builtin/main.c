@@ -15,6 +15,7 @@ static const struct command {
 	{ "serve", cmd_serve, "the daemon: watch queues, CI webhook, history API and page" },
 	{ "job", cmd_job, "run one queued job (the daemon's worker)" },
 	{ "boot", cmd_boot, "build and boot base plus a series with the suite, print its KTAP" },
+	{ "step", cmd_step, "one unit of work from a folder: apply, build, boot; write result.json" },
 	{ "prepare", cmd_prepare, "extract and import the packaged kernel tree into the cache" },
 	{ "history", cmd_history, "ask the record: a patch's verdicts, a case's runs, open regressions" },
 	{ "export", cmd_export, "write the tree a run keeps (base plus every kept patch) into a folder" },

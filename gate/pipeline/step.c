@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/hash.h"
+#include "basic/xalloc.h"
+#include "pipeline/defaults.h"
+#include "pipeline/executor.h"
+#include "pipeline/queue.h"
+#include "pipeline/step.h"
+#include "pipeline/target.h"
+
+/* step.json, read and checked for shape. */
+struct step_spec {
+	json_t *root;
+	const char *tree, *base_tree, *config, *suite, *expect_tree;
+	json_t *patches;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *string_field(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int spec_read(const char *path, struct step_spec *s, struct strbuf *err)
+{
+	json_error_t jerr;
+	json_t *format;
+
+	memset(s, 0, sizeof(*s));
+	s->root = json_load_file(path, 0, &jerr);
+	if (!s->root) {
+		strbuf_addf(err, "step: %s: %s (line %d)", path, jerr.text, jerr.line);
+		return -EINVAL;
+	}
+	format = json_object_get(s->root, "format");
+	s->tree = string_field(s->root, "tree");
+	s->base_tree = string_field(s->root, "base_tree");
+	s->config = string_field(s->root, "config");
+	s->suite = string_field(s->root, "suite");
+	s->expect_tree = string_field(s->root, "expect_tree");
+	s->patches = json_object_get(s->root, "patches");
+	if (!json_is_integer(format) || json_integer_value(format) != STEP_FORMAT)
+		strbuf_addf(err, "step: %s: \"format\" is not %d", path, STEP_FORMAT);
+	else if (!s->tree || !s->base_tree || !s->config || !s->suite)
+		strbuf_addf(err, "step: %s: \"tree\", \"base_tree\", \"config\" and \"suite\" "
+			    "must be strings", path);
+	else if (!json_is_array(s->patches))
+		strbuf_addf(err, "step: %s: \"patches\" is not a list", path);
+	for (size_t i = 0; !err->len && i < json_array_size(s->patches); i++) {
+		json_t *p = json_array_get(s->patches, i);
+
+		if (!string_field(p, "name") || !string_field(p, "sha256"))
+			strbuf_addf(err, "step: %s: patch %zu has no \"name\" and \"sha256\"", path,
+				    i + 1);
+	}
+	if (err->len) {
+		json_decref(s->root);
+		s->root = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The node's own base, config and suite are the step's, and so are the patches' bytes. */
+static int check_inputs(const struct step_spec *s, const struct kernel_env *env,
+			struct kernel_tree *tree, const struct queue_snapshot *snap,
+			struct strbuf *err)
+{
+	char base_hex[GIT_OID_HEXSZ + 1];
+
+	if (strcmp(env->config_stamp, s->config) != 0) {
+		strbuf_addf(err, "step refused: this node's test kernel config is %.12s, the "
+			    "step's %.12s (a different gate version or fragment)", env->config_stamp,
+			    s->config);
+		return -EINVAL;
+	}
+	if (strcmp(env->suite_version, s->suite) != 0) {
+		strbuf_addf(err, "step refused: this node's suite is %.12s, the step's %.12s",
+			    env->suite_version, s->suite);
+		return -EINVAL;
+	}
+	if (snap->n != json_array_size(s->patches)) {
+		strbuf_addf(err, "step refused: step.json lists %zu patches, the series %zu",
+			    json_array_size(s->patches), snap->n);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct queue_patch *p = &snap->patches[i];
+		json_t *want = json_array_get(s->patches, i);
+
+		if (p->error) {
+			strbuf_addf(err, "step refused: patch %zu: %s", i + 1, p->error);
+			return -EINVAL;
+		}
+		if (strcmp(p->name, string_field(want, "name")) != 0 ||
+		    strcmp(p->hash, string_field(want, "sha256")) != 0) {
+			strbuf_addf(err, "step refused: patch %zu is %s with sha256 %.12s, step.json "
+				    "says %s with %.12s", i + 1, p->name, p->hash,
+				    string_field(want, "name"), string_field(want, "sha256"));
+			return -EINVAL;
+		}
+	}
+	if (tree_id_hex(tree, &tree->base, base_hex) < 0) {
+		strbuf_addf(err, "step: cannot read the base tree of %s", env->src);
+		return -EIO;
+	}
+	if (strcmp(base_hex, s->base_tree) != 0) {
+		strbuf_addf(err, "step refused: this node's base tree is %.12s, the step's %.12s "
+			    "(another tarball: %s)", base_hex, s->base_tree, env->tarball);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Apply the series onto base: *ret_commit is the last commit; "applied" and "apply_failed" into @result. */
+static int apply_all(struct kernel_tree *tree, const struct queue_snapshot *snap,
+		     json_t *result, git_oid *ret_commit, bool *ret_applied, struct strbuf *err)
+{
+	json_t *applied = json_array();
+	git_oid commit = tree->base;
+	int r = 0;
+
+	*ret_applied = true;
+	json_object_set_new(result, "apply_failed", json_null());
+	for (size_t i = 0; i < snap->n && r == 0 && *ret_applied; i++) {
+		const struct queue_patch *p = &snap->patches[i];
+		struct apply_outcome outcome = { 0 };
+		char *message = xasprintf("%s\n\nstep, patch %zu: %s\n",
+					  p->header.subject ? p->header.subject : p->name, i + 1,
+					  p->name);
+		git_oid next;
+
+		strbuf_init(&outcome.message, 0);
+		r = tree_apply(tree, &commit, &p->parsed, message, &next, &outcome, err);
+		free(message);
+		if (r == 0 && outcome.status == APPLY_FAILED) {
+			*ret_applied = false;
+			json_object_set_new(result, "apply_failed",
+					    json_pack("{s:s, s:s}", "name", p->name, "why",
+						      outcome.message.len ? outcome.message.buf :
+						      outcome.file ? outcome.file : "does not apply"));
+		} else if (r == 0) {
+			json_array_append_new(applied, json_pack("{s:s, s:s, s:i}", "name", p->name,
+								 "status",
+								 outcome.status == APPLY_ALREADY ? "already" :
+								 outcome.status == APPLY_OFFSET ? "offset" :
+								 "applied", "offset", outcome.offset));
+			commit = next;
+		}
+		apply_outcome_release(&outcome);
+	}
+	json_object_set_new(result, "applied", applied);
+	*ret_commit = commit;
+	return r;
+}
+
+/* Build and boot @commit; "build" and "boot" into @result. */
+static int build_and_boot(struct kernel_env *env, struct kernel_tree *tree,
+			  const git_oid *commit, const git_oid *tree_id, json_t *result,
+			  struct strbuf *err)
+{
+	struct strbuf first_error = STRBUF_INIT, console = STRBUF_INIT, evidence = STRBUF_INIT;
+	struct executor x = { 0 };
+	enum build_status build_status;
+	enum boot_status boot_status;
+	bool built;
+	double start;
+	int r;
+
+	json_object_set_new(result, "boot", json_null());
+	r = executor_open(&x, env, tree, err);
+	if (r < 0)
+		goto out;
+	start = now_seconds();
+	r = executor_build(&x, commit, tree_id, &built, &build_status, &first_error, err);
+	if (r < 0)
+		goto out_exec;
+	json_object_set_new(result, "build",
+			    json_pack("{s:s, s:b, s:s, s:f}", "status",
+				      build_status == BUILD_OK ? "ok" : "failed", "built", built,
+				      "first_error", first_error.buf, "seconds",
+				      now_seconds() - start));
+	if (build_status != BUILD_OK)
+		goto out_exec;
+	start = now_seconds();
+	r = executor_boot(&x, &console, &boot_status, &evidence, err);
+	if (r < 0)
+		goto out_exec;
+	json_object_set_new(result, "boot",
+			    json_pack("{s:s, s:s, s:s, s:s, s:f}", "status",
+				      boot_status_name(boot_status), "accel", env->accel, "ktap",
+				      boot_status == BOOT_OK ? console.buf : "", "evidence",
+				      evidence.buf, "seconds", now_seconds() - start));
+out_exec:
+	executor_close(&x);
+out:
+	strbuf_release(&first_error);
+	strbuf_release(&console);
+	strbuf_release(&evidence);
+	return r;
+}
+
+static int write_result(const char *dir, json_t *result, struct strbuf *err)
+{
+	char *path = xasprintf("%s/result.json", dir);
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int r = 0;
+
+	if (json_dump_file(result, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    rename(tmp, path) < 0) {
+		strbuf_addf(err, "step: cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		r = -EIO;
+	}
+	free(path);
+	free(tmp);
+	return r;
+}
+
+/* "0003-name.patch": @name's last component, anything but [A-Za-z0-9._-] as '_' */
+static char *step_file_name(size_t i, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	char *file = xasprintf("%04zu-%s", i + 1, slash ? slash + 1 : name);
+
+	for (char *c = file; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+			*c = '_';
+	return file;
+}
+
+int step_write(const char *dir, const struct kernel_env *env, const char *tree_spec,
+	       const char *base_tree, const struct queue_snapshot *snap, const size_t *subset,
+	       size_t n, const char *expect_tree, struct strbuf *err)
+{
+	struct strbuf series = STRBUF_INIT;
+	json_t *spec = json_pack("{s:i, s:s, s:s, s:s, s:s}", "format", STEP_FORMAT, "tree",
+				 tree_spec, "base_tree", base_tree, "config", env->config_stamp,
+				 "suite", env->suite_version);
+	json_t *patches = json_array();
+	char *path = NULL;
+	int r = 0;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		strbuf_addf(err, "step: cannot create %s: %s", dir, strerror(errno));
+		r = -errno;
+		goto out;
+	}
+	path = xasprintf("%s/step.json", dir);
+	if (access(path, F_OK) == 0) {
+		strbuf_addf(err, "step: %s holds a step already", dir);
+		r = -EEXIST;
+		goto out;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct queue_patch *p = &snap->patches[subset[i]];
+		struct strbuf text = STRBUF_INIT;
+		char *file = step_file_name(i, p->name), *file_path, hash[SHA256_HEX_LEN + 1];
+
+		if (!p->content) {
+			strbuf_addf(err, "step: patch %s was not read: %s", p->name,
+				    p->error ? p->error : "no content");
+			r = -EINVAL;
+			free(file);
+			break;
+		}
+		strbuf_add(&text, p->content, p->len);
+		file_path = xasprintf("%s/%s", dir, file);
+		r = strbuf_write_file(&text, file_path);
+		if (r < 0)
+			strbuf_addf(err, "step: cannot write %s: %s", file_path, strerror(-r));
+		sha256_hex(p->content, p->len, hash);
+		json_array_append_new(patches, json_pack("{s:s, s:s, s:s}", "name", file, "sha256",
+							 hash, "queue_name", p->name));
+		strbuf_addf(&series, "%s\n", file);
+		strbuf_release(&text);
+		free(file_path);
+		free(file);
+	}
+	if (r < 0)
+		goto out;
+	json_object_set(spec, "patches", patches);
+	if (expect_tree)
+		json_object_set_new(spec, "expect_tree", json_string(expect_tree));
+	free(path);
+	path = xasprintf("%s/series", dir);
+	r = strbuf_write_file(&series, path);
+	if (r < 0) {
+		strbuf_addf(err, "step: cannot write %s: %s", path, strerror(-r));
+		goto out;
+	}
+	free(path);
+	path = xasprintf("%s/step.json", dir);
+	if (json_dump_file(spec, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+		strbuf_addf(err, "step: cannot write %s", path);
+		r = -EIO;
+	}
+out:
+	json_decref(patches);
+	json_decref(spec);
+	strbuf_release(&series);
+	free(path);
+	return r;
+}
+
+int step_run(const char *dir, const char *cache, struct strbuf *err)
+{
+	char *spec_path = xasprintf("%s/step.json", dir), *top = suite_top();
+	struct queue_request req = { .source = dir, .series_dir = ".", .default_series_dir = ".",
+				     .cache = cache };
+	struct queue_snapshot snap = { 0 };
+	struct step_spec spec;
+	struct target target = { 0 };
+	struct kernel_env env;
+	struct kernel_tree tree = { 0 };
+	char tree_hex[GIT_OID_HEXSZ + 1], host[256] = "";
+	json_t *result = NULL;
+	git_oid commit, tree_id;
+	bool env_open = false, tree_open_ok = false, applied;
+	int r;
+
+	r = spec_read(spec_path, &spec, err);
+	if (r < 0)
+		goto out;
+	r = target_resolve(&target, spec.tree, NULL, err);
+	if (r == 0)
+		r = target_check(&target, err);
+	if (r == 0)
+		r = queue_load(&req, &snap, err);
+	if (r == 0 && (r = kernel_env_init(&env, top, cache, &target, err)) == 0)
+		env_open = true;
+	if (r == 0 && (r = tree_open(&tree, &env, err)) == 0)
+		tree_open_ok = true;
+	if (r == 0)
+		r = check_inputs(&spec, &env, &tree, &snap, err);
+	if (r < 0)
+		goto out;
+	gethostname(host, sizeof(host) - 1);
+	result = json_pack("{s:i, s:s, s:s, s:s}", "format", STEP_FORMAT, "host", host, "config",
+			   env.config_stamp, "suite", env.suite_version);
+	r = apply_all(&tree, &snap, result, &commit, &applied, err);
+	if (r < 0)
+		goto out;
+	if (tree_id_hex(&tree, &commit, tree_hex) < 0 || git_oid_fromstr(&tree_id, tree_hex) < 0) {
+		strbuf_addf(err, "step: cannot read the tree of the last commit");
+		r = -EIO;
+		goto out;
+	}
+	json_object_set_new(result, "tree", json_string(tree_hex));
+	if (applied && spec.expect_tree && strcmp(spec.expect_tree, tree_hex) != 0) {
+		strbuf_addf(err, "step refused: base plus the patches is tree %.12s here, the step "
+			    "expects %.12s", tree_hex, spec.expect_tree);
+		r = -EINVAL;
+		goto out;
+	}
+	json_object_set_new(result, "build", json_null());
+	json_object_set_new(result, "boot", json_null());
+	if (applied)
+		r = build_and_boot(&env, &tree, &commit, &tree_id, result, err);
+	if (r == 0)
+		r = write_result(dir, result, err);
+out:
+	json_decref(result);
+	json_decref(spec.root);
+	if (tree_open_ok)
+		tree_close(&tree);
+	if (env_open)
+		kernel_env_release(&env);
+	queue_snapshot_release(&snap);
+	target_release(&target);
+	free(spec_path);
+	free(top);
+	return r;
+}
