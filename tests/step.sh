@@ -39,9 +39,13 @@ expect_eq "step --write: the base is named by its git tree" \
 expect_eq "step --write: the tree is the package" linux-source-6.1 "$(jq -r .tree "$tmp/s4/step.json")"
 cp -r "$tmp/s4" "$tmp/s4-copy"
 
-# A node does it.
+# A node does it, though a run stopped mid-checkout left the tree's index locked.
+touch "$cache/linux-6.1/src/.git/index.lock"
 step "$tmp/s4"
 expect_eq "step: exit 0, a result" 0 "$status"
+expect_contains "a stale index.lock (the cache lock is ours): removed, and said" \
+	"# tree: removed $cache/linux-6.1/src/.git/index.lock, left by a run that was stopped" \
+	"$(cat "$tmp/err")"
 expect_eq "step: applied the four" "applied applied applied applied" \
 	"$(res "$tmp/s4" '[.applied[].status] | join(" ")')"
 expect_eq "step: built and booted" "ok ok" "$(res "$tmp/s4" '"\(.build.status) \(.boot.status)"')"
@@ -130,3 +134,5 @@ step --write "$tmp/s6" --queue "$queues/shebang-2019"
 step "$tmp/s6"
 expect_eq "the whole 2019 queue: the fork patch at an offset of 3 lines" "0 offset 3" \
 	"$status $(res "$tmp/s6" '.applied[5] | "\(.status) \(.offset)"')"
+expect_eq "a built tree: the files its build read, for impact analysis" "yes yes" \
+	"$(res "$tmp/s6" '[(.build.inputs | index("fs/binfmt_script.c") != null), (.build.inputs | length > 100)] | map(if . then "yes" else "no" end) | join(" ")')"

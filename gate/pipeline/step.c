@@ -172,6 +172,24 @@ static int apply_all(struct kernel_tree *tree, const struct queue_snapshot *snap
 	return r;
 }
 
+/* "inputs" of @build: what the build read, for the coordinator's impact analysis. */
+static int add_inputs(struct kernel_env *env, json_t *build, struct strbuf *err)
+{
+	struct strlist used = STRLIST_INIT;
+	json_t *inputs = json_array();
+	int r = kernel_used_files(env, &used);
+
+	for (size_t i = 0; r == 0 && i < used.n; i++)
+		json_array_append_new(inputs, json_string(used.items[i]));
+	json_object_set_new(build, "inputs", inputs);
+	if (r == 0 && !used.n)
+		r = -ENOENT;
+	if (r < 0)
+		strbuf_addf(err, "step: cannot read the build's dependency files in %s", env->build);
+	strlist_release(&used);
+	return r;
+}
+
 /* Build and boot @commit; "build" and "boot" into @result. */
 static int build_and_boot(struct kernel_env *env, struct kernel_tree *tree,
 			  const git_oid *commit, const git_oid *tree_id, json_t *result,
@@ -199,6 +217,9 @@ static int build_and_boot(struct kernel_env *env, struct kernel_tree *tree,
 				      "first_error", first_error.buf, "seconds",
 				      now_seconds() - start));
 	if (build_status != BUILD_OK)
+		goto out_exec;
+	r = add_inputs(env, json_object_get(result, "build"), err);
+	if (r < 0)
 		goto out_exec;
 	start = now_seconds();
 	r = executor_boot(&x, &console, &boot_status, &evidence, err);

@@ -31,7 +31,8 @@
  *    "apply_failed": null or {"name", "why"}: no build then,
  *    "build": null or {"status": "ok"|"failed", "built": false when a
  *             build directory already held the tree, "first_error",
- *             "seconds"},
+ *             "seconds", "inputs": when ok, every tree file the build
+ *             read (build.h: kernel_used_files()), sorted},
  *    "boot": null (no boot: apply or build failed) or {"status":
  *            "ok"|"panic"|"timeout"|"incomplete", "accel", "ktap": the
  *            suite's KTAP when ok, "evidence": panic line or console tail,

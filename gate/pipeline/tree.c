@@ -193,6 +193,21 @@ out:
 	return r;
 }
 
+/*
+ * A run stopped in the middle of a checkout leaves .git/index.lock, and
+ * every later checkout would fail on it. Trees are opened under the cache
+ * lock (kernel.h), so no other process is writing that index: the file
+ * is stale and goes.
+ */
+static void drop_stale_index_lock(git_repository *repo)
+{
+	char *lock = xasprintf("%sindex.lock", git_repository_path(repo));
+
+	if (unlink(lock) == 0)
+		fprintf(stderr, "# tree: removed %s, left by a run that was stopped\n", lock);
+	free(lock);
+}
+
 int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct strbuf *err)
 {
 	git_object *obj = NULL;
@@ -210,6 +225,7 @@ int tree_open(struct kernel_tree *tree, const struct kernel_env *env, struct str
 	    git_revparse_single(&obj, tree->repo, "refs/tags/base^{commit}") == 0) {
 		git_oid_cpy(&tree->base, git_object_id(obj));
 		git_object_free(obj);
+		drop_stale_index_lock(tree->repo);
 		return 0;
 	}
 	/* Half an import (or none): start over from the tarball. */
@@ -253,6 +269,8 @@ int tree_open_shared(struct kernel_tree *tree, const struct kernel_tree *base, c
 out:
 	if (r < 0)
 		tree_close(tree);
+	else
+		drop_stale_index_lock(tree->repo);
 	strbuf_release(&want);
 	strbuf_release(&have);
 	free(alternates);
