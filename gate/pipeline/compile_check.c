@@ -1177,7 +1177,10 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 		r = checkout(cc, commit, err);
 		if (r == 0 && plan.added[i].n)
 			r = added_sources(cc, c, &plan.added[i], &plan.objects[i], err);
-		if (r == 0 && !plan.objects[i].n)	/* the config builds none of the new sources */
+		if (r == 0)
+			present_sources(cc->src.workdir, &plan.objects[i]);
+		/* nothing left: the new sources are not built, or the tree deleted the files */
+		if (r == 0 && !plan.objects[i].n)
 			remember(cc, c, base_hex, tree_hex, true, "");
 		if (r < 0 || !plan.objects[i].n)
 			goto result;
@@ -1185,7 +1188,6 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 			plan.objects[i].n, plan.objects[i].n == 1 ? "" : "s",
 			plan.cut[i] ? " (a header reaches more: cut at the bound)" : "");
 		log = xasprintf("%s/cc-%s.log", cc->env->work, c->name);
-		present_sources(cc->src.workdir, &plan.objects[i]);
 		r = compile(cc, c, &plan.objects[i], log, &ok, err);
 		if (r == 0 && !ok) {
 			r = sort_out_base(cc, c, log, &own, err);
