@@ -146,9 +146,10 @@ void report_render_text(const json_t *report, struct strbuf *out)
 			    json_real_value(json_object_get(stats, "seconds")));
 	if (stats && json_object_get(stats, "compile_checks"))
 		strbuf_addf(out, "      compile check: %lld trees compiled (%lld known from earlier runs), "
-			    "%lld objects, %.1f s preparing configs\n",
+			    "%lld objects, %.1f s preparing configs, %.1f s in all\n",
 			    (long long)json_integer_value(json_object_get(stats, "compile_checks")),
 			    (long long)json_integer_value(json_object_get(stats, "compile_recalled")),
 			    (long long)json_integer_value(json_object_get(stats, "compile_objects")),
-			    json_real_value(json_object_get(stats, "compile_setup_seconds")));
+			    json_real_value(json_object_get(stats, "compile_setup_seconds")),
+			    json_real_value(json_object_get(stats, "compile_seconds")));
 }

@@ -1137,6 +1137,7 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 	struct strlist changed = STRLIST_INIT;
 	struct cc_plan plan;
 	git_oid base_tree, tree;
+	double start = now_seconds();
 	int r;
 
 	*ret_ok = true;
@@ -1211,5 +1212,6 @@ next:
 		strbuf_release(&first);
 	}
 	cc_plan_release(&plan);
+	cc->check_seconds += now_seconds() - start;
 	return r;
 }
