@@ -150,9 +150,10 @@ expect_eq "added source, no check: both kept, the new file not exercised" \
 	"0 ok not-exercised" \
 	"$status $(field '[.patches[].status] | join(" ")')"
 
-# The demo queue (make demo) with the default check: the same single drop
-# as the booted suite alone gives (gate.sh), and the kernel-doc fix of a
-# driver Debian builds is now exercised: its object compiles.
+# The sample queues with the default check keep the verdicts the booted
+# suite alone gives them (gate.sh). In the demo queue (make demo), the
+# kernel-doc fix of a driver Debian builds is now exercised: its object
+# compiles.
 start=$(date +%s)
 run --queue "$top/patches/queues/shebang-2019"
 expect_eq "the demo queue, default check: the 2019 change alone dropped, for regression" \
@@ -161,6 +162,13 @@ expect_eq "the demo queue, default check: the 2019 change alone dropped, for reg
 expect_eq "the demo queue, default check: the e1000 fix compiles under amd64" ok \
 	"$(patch e1000-fix-kernel-doc-of-e1000_get_hw_dev.patch .status)"
 echo "# the demo queue with the check: $(($(date +%s) - start)) s, $(field .stats.compile_checks) trees and $(field .stats.compile_objects) objects compiled, $(field .stats.compile_recalled) recalled"
+run --queue "$top/patches/queues/shebang-2019-reverted"
+expect_eq "the reverted queue, default check: nothing dropped" "0 pass 0" \
+	"$status $(field '"\(.verdict) \(.drop | length)"')"
+run --queue "$top/patches/queues/broken"
+expect_eq "the broken queue, default check: the same two drops, with their reasons" \
+	"1 binfmt_script-reword-the-hashbang-comment.patch:apply binfmt_script-initialise-retval.patch:build" \
+	"$status $(field '[.patches[] | select(.status == "drop") | "\(.name):\(.reason)"] | join(" ")')"
 
 # Naming no config where the tree has no linux-config package: the run
 # says the check is off and why, and goes on (here to a queue that is not
