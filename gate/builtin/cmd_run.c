@@ -11,6 +11,7 @@
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "output/report.h"
+#include "parse/config.h"
 #include "pipeline/compile_check.h"
 #include "pipeline/defaults.h"
 #include "pipeline/gate.h"
@@ -20,7 +21,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: backport-gate run --queue SRC [--series DIR] [--tree PACKAGE|TARBALL]\n"
 		   "                         [--ref REF] [--json FILE] [--cache DIR] [--db FILE]\n"
-		   "                         [--drop-on-quirk] [--config-check NAME|PATH|none]...\n");
+		   "                         [--drop-on-quirk] [--config-check NAME|PATH|none]...\n"
+		   "                         [--config-check-max N]\n");
 }
 
 static int write_json(const char *path, json_t *report)
@@ -51,6 +53,7 @@ int cmd_run(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "drop-on-quirk", no_argument, NULL, 'Q' },
 		{ "config-check", required_argument, NULL, 'C' },
+		{ "config-check-max", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -92,6 +95,14 @@ int cmd_run(int argc, char **argv)
 				return EXIT_NO_VERDICT;
 			} else {
 				checks[n_checks++] = optarg;
+			}
+			break;
+		case 'M':
+			if (config_parse_check_max(optarg, &opts.config_check_max) < 0) {
+				fprintf(stderr, "backport-gate run: --config-check-max: '%s' is not a "
+					"number from 1 to %d\n", optarg, CONFIG_CHECK_MAX_LIMIT);
+				free(top);
+				return EXIT_NO_VERDICT;
 			}
 			break;
 		case 'h': usage(stdout); free(top); return 0;

@@ -134,6 +134,7 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	opts.config_paths = config_paths;
 	opts.config_names = config_names;
 	opts.n_configs = n_configs;
+	opts.config_check_max = q->config_check_max;
 	req.default_series_dir = target.series_dir;
 	req.cache = cfg->cache;
 	r = queue_load(&req, &snap, &why);

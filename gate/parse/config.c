@@ -99,6 +99,21 @@ static bool parse_size(const char *v, long long min, long long max, long long *r
  * A duration: whole seconds, or a number with s, m, h or d. At least one
  * second and at most a year: a ceiling past that is a typo.
  */
+int config_parse_check_max(const char *v, unsigned *ret)
+{
+	unsigned long n;
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n < 1 || n > CONFIG_CHECK_MAX_LIMIT)
+		return -EINVAL;
+	*ret = (unsigned)n;
+	return 0;
+}
+
 static bool parse_duration(const char *v, long long *ret)
 {
 	static const struct { char suffix; long long seconds; } units[] = {
@@ -348,6 +363,10 @@ static void queue_key(struct loader *l, const char *name, const char *key, const
 			fail(l, "queue", name, key, "more than %d URLs", CONFIG_MAX_NOTIFY);
 		else
 			q->notify[q->n_notify++] = xstrdup(value);
+	} else if (!strcmp(key, "config-check-max")) {
+		if (config_parse_check_max(value, &q->config_check_max) < 0)
+			fail(l, "queue", name, key, "'%s' is not a number from 1 to %d", value,
+			     CONFIG_CHECK_MAX_LIMIT);
 	} else if (!strcmp(key, "config-check")) {
 		q->config_check_named = true;
 		if (!strcmp(value, "none")) {

@@ -52,6 +52,7 @@ struct queue_config {
 	char *config_checks[CONFIG_MAX_CHECKS];	/* compile_check.h: NAME or PATH */
 	size_t n_config_checks;
 	bool config_check_named;	/* the key was given (else amd64 if installed) */
+	unsigned config_check_max;	/* config-check-max; 0: the default (200) */
 };
 
 /* How replies are mailed (daemon/smtp.h); all NULL without [report]. */
@@ -86,5 +87,13 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err);
 void config_release(struct gate_config *cfg);
 
 const struct queue_config *config_queue(const struct gate_config *cfg, const char *name);
+
+/*
+ * A compile check's bound of objects per changed header, as
+ * `config-check-max` and `run --config-check-max` take it: a whole number
+ * from 1 to CONFIG_CHECK_MAX_LIMIT. 0 with *ret, or -EINVAL.
+ */
+#define CONFIG_CHECK_MAX_LIMIT 100000
+int config_parse_check_max(const char *v, unsigned *ret);
 
 #endif

@@ -79,7 +79,7 @@ struct compile_check {
 	git_oid head;			/* the commit checked out in @src */
 	struct cc_config configs[COMPILE_CHECK_CONFIGS_MAX];
 	size_t n;
-	unsigned max_objects;		/* per changed header */
+	unsigned max_objects;		/* per changed header (the caller may lower or raise it) */
 	struct include_index *includes;	/* read from base the first time a header needs it */
 	unsigned objects_compiled;	/* objects handed to make, all trees and configs */
 	unsigned checks;		/* trees compiled, per config */

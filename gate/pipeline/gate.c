@@ -473,6 +473,8 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	if (r == 0 && opts->n_configs) {
 		r = compile_check_open(&cc, env, tree, opts->config_paths, opts->config_names,
 				       opts->n_configs, err);
+		if (r == 0 && opts->config_check_max)
+			cc.max_objects = opts->config_check_max;
 		if (r == 0)
 			o.cc = &cc;
 	}

@@ -33,6 +33,7 @@ struct gate_options {
 	 */
 	char *const *config_paths, *const *config_names;
 	size_t n_configs;
+	unsigned config_check_max;	/* objects per changed header; 0: the default */
 };
 
 /*

@@ -256,7 +256,20 @@ static void test_config_check_per_queue(void **state)
 	assert_false(cfg.queues[0].config_check_named);
 	assert_true(cfg.queues[1].config_check_named);
 	assert_int_equal(cfg.queues[1].n_config_checks, 0);
+	assert_int_equal(cfg.queues[0].config_check_max, 0);
 	config_release(&cfg);
+
+	/* config-check-max: the bound per header, a whole number from 1 to the limit */
+	write_config("[queue \"a\"]\n\turl = /srv/q\n\tconfig-check-max = 3\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_int_equal(cfg.queues[0].config_check_max, 3);
+	config_release(&cfg);
+	write_config("[queue \"a\"]\n\turl = /srv/q\n\tconfig-check-max = 0\n");
+	assert_int_equal(config_load(path, &cfg, &err) < 0, 1);
+	assert_non_null(strstr(err.buf, ":3: queue.a.config-check-max: '0' is not a number from 1 "
+				       "to 100000"));
+	assert_empty(&cfg);
+	strbuf_reset(&err);
 
 	write_config("[queue \"a\"]\n\turl = /srv/q\n\tconfig-check = configs/my.config\n");
 	assert_int_equal(config_load(path, &cfg, &err) < 0, 1);
