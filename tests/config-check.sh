@@ -94,15 +94,6 @@ fi
 expect_contains "the text report says the check ran" "config check: amd64" "$(cat "$tmp/out")"
 echo "# with --config-check amd64: $took s, $(field .stats.compile_objects) objects compiled, set-up $(field .stats.compile_setup_seconds) s"
 
-# The bound per changed header is the user's: 3 compiles the 3 nearest
-# includers of the isofs header and says the bound cut the list.
-run --queue "$queue" --config-check amd64 --config-check-max 3
-expect_eq "--config-check-max 3: three objects for the header, cut" "3 true" \
-	"$(patch "$header" '"\(.compile_check.configs[0].objects | length) \(.compile_check.configs[0].cut)"')"
-run --queue "$queue" --config-check-max 0
-expect_eq "--config-check-max 0: exit 2, says what it takes" \
-	"2 backport-gate run: --config-check-max: '0' is not a number from 1 to 100000" "$status $err"
-
 # Naming no config is the same check (amd64 of linux-config-6.1, which
 # make deps installs), and the trees the run above compiled are recalled.
 trees=$(field '.stats.compile_checks + .stats.compile_recalled')
@@ -119,6 +110,15 @@ expect_contains "recalled: the evidence is the compiler's line again" \
 	"error: implicit declaration of function" "$(patch "$call" .evidence)"
 expect_contains "the text report says which trees were recalled" \
 	"0 trees compiled ($trees known from earlier runs)" "$(cat "$tmp/out")"
+
+# The bound per changed header is the user's: 3 compiles the 3 nearest
+# includers of the isofs header and says the bound cut the list.
+run --queue "$queue" --config-check amd64 --config-check-max 3
+expect_eq "--config-check-max 3: three objects for the header, cut" "3 true" \
+	"$(patch "$header" '"\(.compile_check.configs[0].objects | length) \(.compile_check.configs[0].cut)"')"
+run --queue "$queue" --config-check-max 0
+expect_eq "--config-check-max 0: exit 2, says what it takes" \
+	"2 backport-gate run: --config-check-max: '0' is not a number from 1 to 100000" "$status $err"
 
 # Without it (none), the same queue passes: tinyconfig builds no isofs.
 run --queue "$queue" --config-check amd64 --config-check none

@@ -1067,16 +1067,17 @@ out:
 }
 
 /*
- * A tree's result under @c is kept in <dir>/verdicts/<tree>, so that a
+ * A tree's result under @c is kept in <dir>/verdicts/<tree>-<bound>, so that a
  * later run (the daemon's next poll of a queue that grew by one patch)
  * does not compile it again: "<config sha> <base tree> <bound> ok", or
  * "... error" and the first error on the next line. Preparing the
  * directory anew empties it; a line for another config or base is
  * ignored.
  */
-static char *verdict_path(const struct cc_config *c, const char *tree_hex)
+static char *verdict_path(const struct compile_check *cc, const struct cc_config *c,
+			  const char *tree_hex)
 {
-	return xasprintf("%s/verdicts/%s", c->dir, tree_hex);
+	return xasprintf("%s/verdicts/%s-%u", c->dir, tree_hex, cc->max_objects);
 }
 
 static bool recall(const struct compile_check *cc, const struct cc_config *c,
@@ -1084,7 +1085,7 @@ static bool recall(const struct compile_check *cc, const struct cc_config *c,
 		   struct strbuf *first_error)
 {
 	struct strbuf text = STRBUF_INIT, want = STRBUF_INIT;
-	char *path = verdict_path(c, tree_hex), *nl;
+	char *path = verdict_path(cc, c, tree_hex), *nl;
 	bool found = false;
 
 	strbuf_addf(&want, "%s %s %u ", c->stamp, base_hex, cc->max_objects);
@@ -1110,7 +1111,7 @@ static void remember(const struct compile_check *cc, const struct cc_config *c,
 		     const char *base_hex, const char *tree_hex, bool ok, const char *first_error)
 {
 	struct strbuf text = STRBUF_INIT;
-	char *dir = xasprintf("%s/verdicts", c->dir), *path = verdict_path(c, tree_hex);
+	char *dir = xasprintf("%s/verdicts", c->dir), *path = verdict_path(cc, c, tree_hex);
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
 
 	strbuf_addf(&text, "%s %s %u %s\n", c->stamp, base_hex, cc->max_objects,
