@@ -84,6 +84,8 @@ expect_eq "the header change: the objects that include it" \
 	"fs/isofs/compress.o fs/isofs/dir.o fs/isofs/export.o fs/isofs/inode.o fs/isofs/joliet.o fs/isofs/namei.o fs/isofs/rock.o fs/isofs/util.o" \
 	"$(patch "$header" '.compile_check.configs[0].objects | join(" ")')"
 expect_eq "the report names the configs checked" amd64 "$(field '.config_checks | join(" ")')"
+expect_eq "stats.compile_seconds: the check's whole time, its set-up included" true \
+	"$(field '.stats.compile_seconds >= .stats.compile_setup_seconds')"
 # On a machine where an earlier run checked the same trees, they are recalled.
 checks=$(field '.stats.compile_checks + .stats.compile_recalled')
 if [ "${checks:-0}" -ge 2 ]; then

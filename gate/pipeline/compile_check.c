@@ -1138,7 +1138,7 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 	struct strlist changed = STRLIST_INIT;
 	struct cc_plan plan;
 	git_oid base_tree, tree;
-	double start = now_seconds();
+	double start = now_seconds(), setup_before = cc->setup_seconds;
 	int r;
 
 	*ret_ok = true;
@@ -1213,6 +1213,6 @@ next:
 		strbuf_release(&first);
 	}
 	cc_plan_release(&plan);
-	cc->check_seconds += now_seconds() - start;
+	cc->check_seconds += now_seconds() - start - (cc->setup_seconds - setup_before);
 	return r;
 }

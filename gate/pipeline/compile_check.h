@@ -85,7 +85,7 @@ struct compile_check {
 	unsigned checks;		/* trees compiled, per config */
 	unsigned recalled;		/* trees an earlier run had checked, per config */
 	double setup_seconds;		/* preparing build directories, this run */
-	double check_seconds;		/* in compile_check_tree(), set-up included */
+	double check_seconds;		/* in compile_check_tree(), set-up excluded */
 };
 
 /* What checking one patch's (or one tree's) changed files compiles, per config. */

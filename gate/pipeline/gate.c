@@ -401,7 +401,9 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 		json_object_set_new(stats, "compile_objects", json_integer(o->cc->objects_compiled));
 		json_object_set_new(stats, "compile_setup_seconds",
 				    json_real(o->cc->setup_seconds));
-		json_object_set_new(stats, "compile_seconds", json_real(o->cc->check_seconds));
+		/* set-up happens while planning as well as while checking a tree */
+		json_object_set_new(stats, "compile_seconds",
+				    json_real(o->cc->check_seconds + o->cc->setup_seconds));
 	}
 	json_object_set_new(stats, "seconds", json_real(seconds));
 	json_object_set_new(stats, "accel", json_string(o->env->accel[0] ? o->env->accel : "none"));
