@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "parse/ktap.h"
@@ -59,14 +59,6 @@ static int usage(void)
 	fprintf(stderr, "usage: %s [--patches DIR] [--upto N] [--tree PACKAGE|TARBALL] [--cache DIR] "
 		"[--naive]\n", prog);
 	return EXIT_NO_VERDICT;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Apply the series onto base; *ret_commit is the last commit. */
@@ -256,7 +248,7 @@ static int boot(const struct boot_args *a)
 		say_no_result("%s", err.buf);
 		goto out_tree;
 	}
-	start = now();
+	start = now_seconds();
 	if (executor_build(&x, &commit, &tree_id, &built, &build_status, &first_error, &err) < 0) {
 		say_no_result("%s", err.buf);
 		goto out_exec;
@@ -266,15 +258,15 @@ static int boot(const struct boot_args *a)
 		goto out_exec;
 	}
 	if (built)
-		fprintf(stderr, "# built in %.0f s\n", now() - start);
+		fprintf(stderr, "# built in %.0f s\n", now_seconds() - start);
 	else
 		fprintf(stderr, "# tree %.12s is already built in %s\n", tree_hex, env.build);
-	start = now();
+	start = now_seconds();
 	if (executor_boot(&x, &console, &boot_status, &evidence, &err) < 0) {
 		say_no_result("%s", err.buf);
 		goto out_exec;
 	}
-	fprintf(stderr, "# booted with %s: %.0f ms to verdict\n", env.accel, (now() - start) * 1000);
+	fprintf(stderr, "# booted with %s: %.0f ms to verdict\n", env.accel, (now_seconds() - start) * 1000);
 	if (boot_status != BOOT_OK) {
 		status = boot_failed(&env, boot_status, &evidence);
 		goto out_exec;

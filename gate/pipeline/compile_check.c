@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/hash.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
@@ -39,14 +39,6 @@ struct include_index {
 	size_t n, alloc;
 	struct strlist known;	/* sorted: every file scanned */
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int cmp_str(const void *a, const void *b)
 {

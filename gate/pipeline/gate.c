@@ -4,22 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
 #include "pipeline/gate.h"
 #include "pipeline/judge.h"
 #include "pipeline/oracle.h"
 #include "record/run.h"
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char *apply_status_name(enum apply_status s)
 {

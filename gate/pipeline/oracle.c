@@ -6,18 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
 #include "pipeline/oracle.h"
 #include "record/db.h"
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct judge_eval *eval_new(struct oracle *o)
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/hash.h"
 #include "basic/xalloc.h"
 #include "pipeline/defaults.h"
@@ -23,14 +23,6 @@ struct step_spec {
 	const char *tree, *base_tree, *config, *suite, *expect_tree;
 	json_t *patches;
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char *string_field(json_t *obj, const char *key)
 {
