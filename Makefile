@@ -21,7 +21,7 @@ PACKAGES := linux-source-6.1 linux-config-6.1 qemu-system-x86 gcc make flex biso
 	libcurl4-openssl-dev libmicrohttpd-dev libjansson-dev libsystemd-dev \
 	libcmocka-dev jq python3 curl openssl systemd chromium \
 	clang-14 libclang-rt-14-dev gnuplot-nox dpkg-dev python3-jsonschema \
-	python3-aiosmtpd
+	python3-aiosmtpd slurmctld slurmd slurm-client munge
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
@@ -179,7 +179,8 @@ check: deps
 # A one-node Slurm cluster on loopback for the Slurm executor (issue 20):
 # tools/slurm-cluster runs Debian's slurmctld, slurmd and munged with a
 # config, key and sockets of its own. slurm-check drives it through
-# tests/long/slurm-cluster.sh (about 3 minutes; not in make check yet).
+# tests/long/slurm-cluster.sh (about 3 minutes; not in make check, which
+# gates a queue through it in tests/slurm.sh; deps installs the packages).
 SLURM_PACKAGES := slurmctld slurmd slurm-client munge
 
 .PHONY: slurm-deps slurm-check
@@ -226,6 +227,14 @@ bench: deps
 bench-config-check: deps
 	$(MAKE) all
 	bench/config-check
+
+# The Slurm executor with 1, 2 and 4 steps at once on the 128-patch,
+# 3-culprit bench queue, on a one-node cluster: time, builds, boots and
+# rounds per W into bench/results/slurm-workers.md (about an hour).
+.PHONY: bench-slurm
+bench-slurm: deps
+	$(MAKE) all
+	bench/slurm-workers
 
 # The gate on Debian's whole linux 6.1 quilt series (DEBIAN_SERIES_VERSION,
 # default 6.1.164-1) and its orig tarball: every patch kept, the exported

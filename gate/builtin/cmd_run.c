@@ -15,6 +15,7 @@
 #include "pipeline/compile_check.h"
 #include "pipeline/defaults.h"
 #include "pipeline/gate.h"
+#include "pipeline/slurm.h"
 #include "record/db.h"
 
 static void usage(FILE *f)
@@ -22,7 +23,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: backport-gate run --queue SRC [--series DIR] [--tree PACKAGE|TARBALL]\n"
 		   "                         [--ref REF] [--json FILE] [--cache DIR] [--db FILE]\n"
 		   "                         [--drop-on-quirk] [--config-check NAME|PATH|none]...\n"
-		   "                         [--config-check-max N]\n");
+		   "                         [--config-check-max N] [--executor local|slurm]\n"
+		   "                         [--workers W] [--config FILE]\n");
 }
 
 static int write_json(const char *path, json_t *report)
@@ -54,6 +56,9 @@ int cmd_run(int argc, char **argv)
 		{ "drop-on-quirk", no_argument, NULL, 'Q' },
 		{ "config-check", required_argument, NULL, 'C' },
 		{ "config-check-max", required_argument, NULL, 'M' },
+		{ "executor", required_argument, NULL, 'x' },
+		{ "config", required_argument, NULL, 'f' },
+		{ "workers", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -70,6 +75,10 @@ int cmd_run(int argc, char **argv)
 	char *config_names[COMPILE_CHECK_CONFIGS_MAX] = { 0 };
 	size_t n_checks = 0, n_configs = 0;
 	bool checks_named = false;	/* --config-check given, even "none" */
+	const char *executor = NULL, *config_path = NULL;
+	struct gate_config cfg = { 0 };
+	struct slurm_options slurm;
+	unsigned workers = 0;		/* --workers; 0: the config's */
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int c, r, status = EXIT_NO_VERDICT;
@@ -105,6 +114,24 @@ int cmd_run(int argc, char **argv)
 				return EXIT_NO_VERDICT;
 			}
 			break;
+		case 'x':
+			if (strcmp(optarg, "local") && strcmp(optarg, "slurm")) {
+				fprintf(stderr, "backport-gate run: --executor: '%s' is neither local "
+					"nor slurm\n", optarg);
+				free(top);
+				return EXIT_NO_VERDICT;
+			}
+			executor = optarg;
+			break;
+		case 'f': config_path = optarg; break;
+		case 'W':
+			if (config_parse_workers(optarg, &workers) < 0) {
+				fprintf(stderr, "backport-gate run: --workers: '%s' is not a number "
+					"from 1 to %d\n", optarg, CONFIG_EXECUTOR_WORKERS_MAX);
+				free(top);
+				return EXIT_NO_VERDICT;
+			}
+			break;
 		case 'h': usage(stdout); free(top); return 0;
 		default: usage(stderr); free(top); return EXIT_NO_VERDICT;
 		}
@@ -115,6 +142,23 @@ int cmd_run(int argc, char **argv)
 		usage(stderr);
 		free(top);
 		return EXIT_NO_VERDICT;
+	}
+	/* [executor] of a daemon's config; --executor chooses the kind */
+	if (config_path) {
+		r = config_load(config_path, &cfg, &err);
+		if (r < 0)
+			goto fail;
+	}
+	if (executor ? !strcmp(executor, "slurm") : cfg.executor.slurm) {
+		slurm_options_from_config(&cfg.executor, &slurm);
+		if (workers)
+			slurm.workers = workers;
+		opts.slurm = &slurm;
+	} else if (workers > 1) {
+		strbuf_addf(&err, "--workers: steps run at once only with the Slurm executor "
+			    "(--executor slurm)");
+		r = -EINVAL;
+		goto fail;
 	}
 	/* the tree follows the series folder, and the folder the tree */
 	r = target_resolve(&target, tree, req.series_dir, &err);
@@ -179,6 +223,7 @@ out:
 	strbuf_release(&text);
 	free(db_default);
 	target_release(&target);
+	config_release(&cfg);
 	for (size_t i = 0; i < n_configs; i++) {
 		free(config_paths[i]);
 		free(config_names[i]);

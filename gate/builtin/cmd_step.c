@@ -13,14 +13,16 @@
 #include "pipeline/tree.h"
 
 /*
- * backport-gate step DIR [--cache DIR]
+ * backport-gate step DIR [--cache DIR] [--ccache DIR]
  * backport-gate step --write DIR --queue SRC [--series D] [--ref REF] [--upto N]
  *                    [--tree PACKAGE|TARBALL] [--cache DIR]
  *
  * The first form does the step a coordinator wrote into DIR
  * (pipeline/step.h: step.json, series and the patches) on this node:
  * apply, build, boot with the suite, and write DIR/result.json. Exit 0
- * when result.json is written, whatever the tree did.
+ * when result.json is written, whatever the tree did. --ccache names the
+ * compiler cache its builds use (default <cache>/ccache): one that
+ * several nodes share, on a cluster.
  *
  * The second form is a coordinator's side by hand: it writes into DIR
  * the step for base plus the queue's first N patches (all by default),
@@ -31,13 +33,13 @@
  */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: backport-gate step DIR [--cache DIR]\n"
+	fprintf(f, "usage: backport-gate step DIR [--cache DIR] [--ccache DIR]\n"
 		   "       backport-gate step --write DIR --queue SRC [--series D] [--ref REF]\n"
 		   "                          [--upto N] [--tree PACKAGE|TARBALL] [--cache DIR]\n");
 }
 
 struct write_args {
-	const char *dir, *cache, *tree, *upto;
+	const char *dir, *cache, *tree, *upto, *ccache;
 	struct queue_request req;
 };
 
@@ -107,6 +109,7 @@ int cmd_step(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "cache", required_argument, NULL, 'c' },
+		{ "ccache", required_argument, NULL, 'C' },
 		{ "write", required_argument, NULL, 'w' },
 		{ "queue", required_argument, NULL, 'q' },
 		{ "series", required_argument, NULL, 's' },
@@ -124,6 +127,7 @@ int cmd_step(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': w.cache = optarg; break;
+		case 'C': w.ccache = optarg; break;
 		case 'w': w.dir = optarg; break;
 		case 'q': w.req.source = optarg; break;
 		case 's': w.req.series_dir = optarg; break;
@@ -135,18 +139,20 @@ int cmd_step(int argc, char **argv)
 		}
 	}
 	w.req.cache = w.cache;
-	if (w.dir ? (optind != argc || !w.req.source) :
-		    (optind != argc - 1 || w.req.source || w.upto || w.tree)) {
+	if ((w.dir ? (optind != argc || !w.req.source) :
+		     (optind != argc - 1 || w.req.source || w.upto || w.tree)) ||
+	    (w.dir && w.ccache)) {
 		fprintf(stderr, "backport-gate step: %s\n",
 			w.dir && !w.req.source ? "--write needs --queue" :
 			!w.dir && optind == argc ? "the step's folder is required" :
 			!w.dir && optind == argc - 1 ? "--queue, --upto and --tree go with --write" :
+			w.dir && w.ccache ? "--ccache goes with a step to do, not --write" :
 			"unexpected argument");
 		usage(stderr);
 		return EXIT_NO_VERDICT;
 	}
 	what = w.dir ? w.dir : argv[optind];
-	r = w.dir ? write_step(&w, &err) : step_run(what, w.cache, &err);
+	r = w.dir ? write_step(&w, &err) : step_run(what, w.cache, w.ccache, &err);
 	if (r < 0) {
 		fprintf(stderr, "backport-gate step: %s: %s\n", what, err.buf);
 		status = EXIT_NO_VERDICT;

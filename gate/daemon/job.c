@@ -11,6 +11,7 @@
 #include "pipeline/compile_check.h"
 #include "pipeline/defaults.h"
 #include "pipeline/gate.h"
+#include "pipeline/slurm.h"
 #include "pipeline/queue.h"
 #include "record/db.h"
 #include "record/jobs.h"
@@ -88,6 +89,7 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	struct target target = { 0 };
 	char *config_paths[CONFIG_MAX_CHECKS] = { 0 }, *config_names[CONFIG_MAX_CHECKS] = { 0 };
 	size_t n_configs = 0;
+	struct slurm_options slurm;
 	sqlite3 *db = NULL;
 	json_t *report = NULL;
 	int64_t earlier;
@@ -135,6 +137,10 @@ int job_execute(const struct gate_config *cfg, int64_t job_id, struct strbuf *er
 	opts.config_names = config_names;
 	opts.n_configs = n_configs;
 	opts.config_check_max = q->config_check_max;
+	if (cfg->executor.slurm) {
+		slurm_options_from_config(&cfg->executor, &slurm);
+		opts.slurm = &slurm;
+	}
 	req.default_series_dir = target.series_dir;
 	req.cache = cfg->cache;
 	r = queue_load(&req, &snap, &why);

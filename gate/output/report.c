@@ -152,4 +152,10 @@ void report_render_text(const json_t *report, struct strbuf *out)
 			    (long long)json_integer_value(json_object_get(stats, "compile_objects")),
 			    json_real_value(json_object_get(stats, "compile_setup_seconds")),
 			    json_real_value(json_object_get(stats, "compile_seconds")));
+	if (stats && json_object_get(stats, "executor") &&
+	    strcmp(str(stats, "executor"), "slurm") == 0)
+		strbuf_addf(out, "      on Slurm: %zu steps, %lld at once at most, %lld rounds\n",
+			    json_array_size(json_object_get(report, "steps")),
+			    (long long)json_integer_value(json_object_get(stats, "workers")),
+			    (long long)json_integer_value(json_object_get(stats, "rounds")));
 }

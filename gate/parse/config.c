@@ -95,25 +95,36 @@ static bool parse_size(const char *v, long long min, long long max, long long *r
 	return true;
 }
 
-/*
- * A duration: whole seconds, or a number with s, m, h or d. At least one
- * second and at most a year: a ceiling past that is a typo.
- */
-int config_parse_check_max(const char *v, unsigned *ret)
+/* A whole number from @min to @max. */
+static bool parse_count(const char *v, unsigned min, unsigned max, unsigned *ret)
 {
 	unsigned long n;
 	char *end;
 
 	if (*v < '0' || *v > '9')
-		return -EINVAL;
+		return false;
 	errno = 0;
 	n = strtoul(v, &end, 10);
-	if (errno || *end || n < 1 || n > CONFIG_CHECK_MAX_LIMIT)
-		return -EINVAL;
+	if (errno || *end || n < min || n > max)
+		return false;
 	*ret = (unsigned)n;
-	return 0;
+	return true;
 }
 
+int config_parse_check_max(const char *v, unsigned *ret)
+{
+	return parse_count(v, 1, CONFIG_CHECK_MAX_LIMIT, ret) ? 0 : -EINVAL;
+}
+
+int config_parse_workers(const char *v, unsigned *ret)
+{
+	return parse_count(v, 1, CONFIG_EXECUTOR_WORKERS_MAX, ret) ? 0 : -EINVAL;
+}
+
+/*
+ * A duration: whole seconds, or a number with s, m, h or d. At least one
+ * second and at most a year: a ceiling past that is a typo.
+ */
 static bool parse_duration(const char *v, long long *ret)
 {
 	static const struct { char suffix; long long seconds; } units[] = {
@@ -388,6 +399,64 @@ static void queue_key(struct loader *l, const char *name, const char *key, const
 	}
 }
 
+static void executor_key(struct loader *l, const char *key, const char *value)
+{
+	struct executor_config *x = &l->cfg->executor;
+	static const char *const paths[] = { "program", "node-cache", "ccache", "spool" };
+	char **path_slots[] = { &x->program, &x->node_cache, &x->ccache, &x->spool };
+	long long seconds;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++)
+		if (!strcmp(key, paths[i])) {
+			if (value[0] != '/')
+				fail(l, "executor", NULL, key, "'%s' is not an absolute path", value);
+			else
+				set_string(path_slots[i], value);
+			return;
+		}
+	if (!strcmp(key, "kind")) {
+		if (strcmp(value, "local") && strcmp(value, "slurm"))
+			fail(l, "executor", NULL, key, "'%s' is neither local nor slurm", value);
+		else
+			x->slurm = !strcmp(value, "slurm");
+	} else if (!strcmp(key, "partition")) {
+		if (!value[0] || strpbrk(value, " \t,"))
+			fail(l, "executor", NULL, key, "'%s' is not a partition name", value);
+		else
+			set_string(&x->partition, value);
+	} else if (!strcmp(key, "memory")) {
+		size_t digits = strspn(value, "0123456789");
+
+		if (!digits || (value[digits] && (!strchr("KMGT", value[digits]) ||
+						  value[digits + 1])))
+			fail(l, "executor", NULL, key, "'%s' is not a size for Slurm's --mem (a "
+			     "number of megabytes, or one with K, M, G or T)", value);
+		else
+			set_string(&x->memory, value);
+	} else if (!strcmp(key, "time-limit")) {
+		if (!parse_duration(value, &seconds))
+			fail(l, "executor", NULL, key, "'%s' is not a duration between 1s and 366d "
+			     "(seconds, or a number with s, m, h or d)", value);
+		else
+			x->time_limit = (unsigned)((seconds + 59) / 60);
+	} else if (!strcmp(key, "cpus")) {
+		if (!parse_count(value, 1, 1024, &x->cpus))
+			fail(l, "executor", NULL, key, "'%s' is not a number from 1 to 1024", value);
+	} else if (!strcmp(key, "workers")) {
+		if (config_parse_workers(value, &x->workers) < 0)
+			fail(l, "executor", NULL, key, "'%s' is not a number from 1 to %d", value,
+			     CONFIG_EXECUTOR_WORKERS_MAX);
+	} else if (!strcmp(key, "retries")) {
+		if (!parse_count(value, 0, CONFIG_EXECUTOR_RETRIES_MAX, &x->retries))
+			fail(l, "executor", NULL, key, "'%s' is not a number from 0 to %d", value,
+			     CONFIG_EXECUTOR_RETRIES_MAX);
+		else
+			x->retries_set = true;
+	} else {
+		fail(l, "executor", NULL, key, "unknown key");
+	}
+}
+
 static int each_entry(const git_config_entry *e, void *payload)
 {
 	struct loader *l = payload;
@@ -401,6 +470,8 @@ static int each_entry(const git_config_entry *e, void *payload)
 		server_key(l, last_dot + 1, e->value ? e->value : "");
 	} else if (!strcmp(section, "report") && first_dot == last_dot) {
 		report_key(l, last_dot + 1, e->value ? e->value : "");
+	} else if (!strcmp(section, "executor") && first_dot == last_dot) {
+		executor_key(l, last_dot + 1, e->value ? e->value : "");
 	} else if (!strcmp(section, "queue") && first_dot != last_dot &&
 		   last_dot - first_dot - 1 < (long)sizeof(sub)) {
 		snprintf(sub, sizeof(sub), "%.*s", (int)(last_dot - first_dot - 1), first_dot + 1);
@@ -496,6 +567,12 @@ void config_release(struct gate_config *cfg)
 	free(cfg->report.cc);
 	free(cfg->report.user);
 	free(cfg->report.password_file);
+	free(cfg->executor.partition);
+	free(cfg->executor.memory);
+	free(cfg->executor.program);
+	free(cfg->executor.node_cache);
+	free(cfg->executor.ccache);
+	free(cfg->executor.spool);
 	free(cfg->path);
 	free(cfg->listen_host);
 	free(cfg->database);

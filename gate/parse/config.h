@@ -17,6 +17,13 @@
  *   [report]  smtp (smtp://HOST:PORT or smtps://), from, to and cc
  *             (address lists; repeatable, joined), user, password-file,
  *             starttls (smtp:// only)
+ *   [executor]  kind (local, the default, or slurm), and for slurm
+ *               (pipeline/slurm.h): partition, time-limit (a duration,
+ *               rounded up to minutes), memory (Slurm's --mem: a number
+ *               with K, M, G or T), cpus, retries (0 to 9), workers
+ *               (steps submitted at once, 1 to 64), and absolute
+ *               paths: program (the gate on the nodes), node-cache,
+ *               ccache, spool
  *
  * Addresses are checked with parse/address.h. A queue with a review-list
  * needs [report]'s smtp and from; user and password-file go together.
@@ -65,6 +72,23 @@ struct report_config {
 	bool starttls;
 };
 
+/*
+ * [executor]: where trees are built and booted (pipeline/executor.h;
+ * pipeline/slurm.h's slurm_options_from_config() makes its options).
+ */
+#define CONFIG_EXECUTOR_RETRIES_MAX 9
+#define CONFIG_EXECUTOR_WORKERS_MAX 64
+struct executor_config {
+	bool slurm;		/* kind = slurm */
+	char *partition, *memory;
+	unsigned time_limit;	/* minutes; 0: the default */
+	unsigned cpus;		/* 0: the default */
+	unsigned retries;
+	bool retries_set;
+	unsigned workers;	/* steps at once; 0: one */
+	char *program, *node_cache, *ccache, *spool;	/* NULL: the defaults */
+};
+
 struct gate_config {
 	char *path;
 	char *listen_host;	/* default 127.0.0.1 */
@@ -77,6 +101,7 @@ struct gate_config {
 	struct queue_config queues[CONFIG_MAX_QUEUES];
 	size_t n_queues;
 	struct report_config report;
+	struct executor_config executor;
 };
 
 /*
@@ -95,5 +120,8 @@ const struct queue_config *config_queue(const struct gate_config *cfg, const cha
  */
 #define CONFIG_CHECK_MAX_LIMIT 100000
 int config_parse_check_max(const char *v, unsigned *ret);
+
+/* [executor] workers, as `run --workers` takes it: 1 to CONFIG_EXECUTOR_WORKERS_MAX. */
+int config_parse_workers(const char *v, unsigned *ret);
 
 #endif

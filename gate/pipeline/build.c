@@ -59,7 +59,7 @@ int kernel_make(struct kernel_env *env, const char *src, const char *build,
 {
 	char *o_arg = xasprintf("O=%s", build);
 	char *jobs = xasprintf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
-	char *ccache_dir = xasprintf("CCACHE_DIR=%s/../ccache", env->dir);
+	char *ccache_dir = xasprintf("CCACHE_DIR=%s", env->ccache_dir);
 	char *cc = xasprintf("CC=%s", env->cc);
 	size_t n_targets = 0, n = 0, e = 0;
 	const char **argv, *envv[8];

@@ -304,6 +304,37 @@ static int mark_exercised(struct oracle *o, struct judge_patch *jp, bool *kernel
 }
 
 /* The report of a verdict: the JSON object of DESIGN.md. */
+/*
+ * The Slurm executor's steps: per step the tree, its Slurm job (the
+ * attempt whose result was read) and every attempt.
+ */
+static json_t *steps_json(const struct executor *x)
+{
+	json_t *steps = json_array();
+
+	for (size_t i = 0; i < x->n_steps; i++) {
+		const struct executor_step *s = &x->steps[i];
+		const struct slurm_outcome *out = &s->slurm;
+		json_t *attempts = json_array();
+
+		for (size_t k = 0; k < out->n; k++) {
+			const struct slurm_attempt *a = &out->attempts[k];
+
+			json_array_append_new(attempts,
+					      json_pack("{s:s, s:s, s:s, s:s, s:f}", "slurm_job", a->job,
+							"state", a->state, "node", a->node, "why",
+							a->why, "queued_seconds", a->queued));
+		}
+		json_array_append_new(steps,
+				      json_pack("{s:s, s:i, s:s?, s:s, s:o, s:f}", "tree", s->tree,
+						"patches", (json_int_t)s->patches, "slurm_job",
+						out->n ? out->attempts[out->n - 1].job : NULL,
+						"host", s->host, "attempts", attempts, "seconds",
+						out->seconds));
+	}
+	return steps;
+}
+
 static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char *release,
 			      const struct apply_outcome *outcomes,
 			      const struct judge_result *result, const char *kept_commit,
@@ -397,6 +428,12 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 		json_object_set_new(stats, "compile_seconds",
 				    json_real(o->cc->check_seconds + o->cc->setup_seconds));
 	}
+	json_object_set_new(stats, "rounds", json_integer(o->rounds));
+	json_object_set_new(stats, "executor", json_string(o->exec.slurm ? "slurm" : "local"));
+	json_object_set_new(stats, "workers", json_integer(o->exec.slurm && o->exec.slurm->workers > 1 ?
+							   o->exec.slurm->workers : 1));
+	if (o->exec.slurm)
+		json_object_set_new(report, "steps", steps_json(&o->exec));
 	json_object_set_new(stats, "seconds", json_real(seconds));
 	json_object_set_new(stats, "accel", json_string(o->env->accel[0] ? o->env->accel : "none"));
 	json_object_set_new(report, "stats", stats);
@@ -419,6 +456,8 @@ static json_t *record_error(const struct oracle *o, int64_t run_id, const char *
 	json_object_set_new(report, "error", json_string(err->buf));
 	json_object_set_new(report, "patches", json_array());
 	json_object_set_new(report, "drop", json_array());
+	if (o->exec.slurm)
+		json_object_set_new(report, "steps", steps_json(&o->exec));
 	if (run_record_error(o->db, run_id, err->buf, report, &stats, &also) < 0)
 		fprintf(stderr, "backport-gate: run %lld: the error could not be recorded either: %s\n",
 			(long long)run_id, also.buf);
@@ -464,6 +503,8 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		r = run_start(db, &snap_view, release, env->suite_version, &run_id, patch_ids, err);
 	if (r == 0)
 		r = oracle_open(&o, env, tree, db, snap, err);
+	if (r == 0)
+		o.exec.slurm = opts->slurm;
 	if (r == 0 && opts->n_configs) {
 		r = compile_check_open(&cc, env, tree, opts->config_paths, opts->config_names,
 				       opts->n_configs, err);

@@ -22,6 +22,7 @@
 
 #include "pipeline/kernel.h"
 #include "pipeline/queue.h"
+#include "pipeline/slurm.h"
 #include "pipeline/tree.h"
 
 struct gate_options {
@@ -34,6 +35,11 @@ struct gate_options {
 	char *const *config_paths, *const *config_names;
 	size_t n_configs;
 	unsigned config_check_max;	/* objects per changed header; 0: the default */
+	/*
+	 * The Slurm executor (executor.h): each evaluation is a step a node
+	 * runs as a Slurm job; NULL: this machine builds and boots.
+	 */
+	const struct slurm_options *slurm;
 };
 
 /*

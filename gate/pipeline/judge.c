@@ -157,6 +157,75 @@ static int oracle_evaluate(struct judge *j, const size_t *subset, size_t n, bool
 	return j->oracle->evaluate(j->oracle->ctx, j->seq, m, fresh, ret, j->err);
 }
 
+/*
+ * What the judge may ask next, for the oracle's prefetch: realised
+ * sequences (as oracle_evaluate() would realise them), most likely first.
+ */
+#define PREFETCH_MAX 64
+struct prefetch {
+	size_t *seqs[PREFETCH_MAX];
+	size_t ns[PREFETCH_MAX];
+	bool fresh[PREFETCH_MAX];
+	size_t k, max;
+};
+
+static bool prefetch_start(const struct judge *j, struct prefetch *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->max = j->oracle->workers < PREFETCH_MAX ? j->oracle->workers : PREFETCH_MAX;
+	return j->oracle->prefetch && p->max > 1;
+}
+
+/* The first @len patches of @set; @fresh: a second boot of it. */
+static void prefetch_add(const struct judge *j, struct prefetch *p, const size_t *set,
+			 size_t len, bool fresh)
+{
+	if (p->k == p->max)
+		return;
+	p->seqs[p->k] = xcalloc(j->n ? j->n : 1, sizeof(**p->seqs));
+	p->ns[p->k] = realise(j, set, len, p->seqs[p->k]);
+	p->fresh[p->k++] = fresh;
+}
+
+/*
+ * The bisection of @set between a clean prefix of @lo and a bad one of
+ * @hi patches: the midpoints it may ask for, breadth first through its
+ * decision tree, while there are workers left.
+ */
+static void prefetch_bisection(const struct judge *j, struct prefetch *p, const size_t *set,
+			       size_t lo, size_t hi)
+{
+	struct { size_t lo, hi; } queue[2 * PREFETCH_MAX + 2];
+	size_t head = 0, tail = 0;
+
+	queue[tail].lo = lo;
+	queue[tail++].hi = hi;
+	while (head < tail && p->k < p->max) {
+		size_t a = queue[head].lo, b = queue[head++].hi, mid;
+
+		if (b - a <= 1)
+			continue;
+		mid = a + (b - a) / 2;
+		prefetch_add(j, p, set, mid, false);
+		queue[tail].lo = a;
+		queue[tail++].hi = mid;
+		queue[tail].lo = mid;
+		queue[tail++].hi = b;
+	}
+}
+
+static int prefetch_finish(struct judge *j, struct prefetch *p)
+{
+	int r = 0;
+
+	if (p->k)
+		r = j->oracle->prefetch(j->oracle->ctx, (const size_t *const *)p->seqs, p->ns,
+					p->fresh, p->k, j->err);
+	for (size_t i = 0; i < p->k; i++)
+		free(p->seqs[i]);
+	return r;
+}
+
 static void describe_seq(const struct judge *j, const size_t *subset, size_t n, struct strbuf *out)
 {
 	size_t m = realise(j, subset, n, j->seq);
@@ -390,6 +459,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 {
 	struct strbuf steps = STRBUF_INIT;
 	struct badness mid_b, culprit_b;
+	struct prefetch ahead;
 	size_t lo = clean_len < n ? clean_len : 0, hi = n, culprit;
 	int r;
 
@@ -411,6 +481,12 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
+		if (prefetch_start(j, &ahead)) {
+			prefetch_bisection(j, &ahead, set, lo, hi);
+			r = prefetch_finish(j, &ahead);
+			if (r < 0)
+				goto out;
+		}
 		r = classify(j, set, mid, false, &mid_b);
 		if (r < 0)
 			goto out;
@@ -428,6 +504,27 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 		strlist_release(&mid_b.cases);
 	}
 	culprit = set[hi - 1];
+	if (prefetch_start(j, &ahead)) {
+		/*
+		 * The conviction's second boot, with the next round's likely
+		 * start: the set without the culprit and its first midpoints
+		 * after the clean prefix in front of it.
+		 */
+		size_t *next = xcalloc(n, sizeof(*next)), m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (i != hi - 1)
+				next[m++] = set[i];
+		prefetch_add(j, &ahead, set, hi, true);
+		if (m) {
+			prefetch_add(j, &ahead, next, m, false);
+			prefetch_bisection(j, &ahead, next, hi - 1 < m ? hi - 1 : 0, m);
+		}
+		r = prefetch_finish(j, &ahead);
+		free(next);
+		if (r < 0)
+			goto out;
+	}
 	r = classify(j, set, hi, true, &culprit_b);
 	if (r < 0)
 		goto out;
@@ -513,6 +610,16 @@ static int drop_until_clean(struct judge *j, bool everything, size_t *set, bool 
 			whole.cases = unexplained;
 			memset(&unexplained, 0, sizeof(unexplained));
 		} else {
+			struct prefetch ahead;
+
+			if (prefetch_start(j, &ahead)) {
+				/* the set, and where its search starts if it is bad */
+				prefetch_add(j, &ahead, set, n, false);
+				prefetch_bisection(j, &ahead, set, clean_len < n ? clean_len : 0, n);
+				r = prefetch_finish(j, &ahead);
+				if (r < 0)
+					goto out;
+			}
 			r = classify(j, set, n, false, &whole);
 			if (r < 0)
 				goto out;
@@ -604,6 +711,7 @@ int judge_run(const struct judge_patch *patches, size_t n, const struct judge_op
 		.result = result, .err = err,
 	};
 	size_t *set = xcalloc(n, sizeof(*set)), m;
+	struct prefetch ahead;
 	bool clean = false;
 	int r;
 
@@ -611,6 +719,16 @@ int judge_run(const struct judge_patch *patches, size_t n, const struct judge_op
 	for (size_t i = 0; i < n; i++)
 		if (!patches[i].unusable && !patches[i].exercised)
 			result->verdicts[i].status = PATCH_NOT_EXERCISED;
+	if (prefetch_start(&j, &ahead)) {
+		/* base, the whole set of suspects, and where its search starts */
+		m = current_set(&j, false, set);
+		prefetch_add(&j, &ahead, set, 0, false);
+		prefetch_add(&j, &ahead, set, m, false);
+		prefetch_bisection(&j, &ahead, set, 0, m);
+		r = prefetch_finish(&j, &ahead);
+		if (r < 0)
+			goto out;
+	}
 	r = oracle->evaluate(oracle->ctx, NULL, 0, false, &j.base, err);
 	if (r < 0)
 		goto out;

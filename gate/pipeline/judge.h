@@ -24,6 +24,15 @@
  * was evaluated and regressed cases its culprit does not account for, the
  * next S is taken as bad without evaluating it (evaluated last, if its
  * search needs it).
+ *
+ * With W workers (judge_oracle.workers), what the search may ask next is
+ * prefetched, W sequences at a time: base with the first S; each S with
+ * the first midpoints of its search; at each bisection step the next
+ * levels of the binary search's decision tree, breadth first (with
+ * W = 3 one round settles two levels: a 4-ary search); and a culprit's
+ * second boot with the next S (S minus the culprit) and its midpoints.
+ * The oracle evaluates those it has no answer for at once. The search
+ * itself, and so its result, is the one-worker search.
  */
 #ifndef GATE_JUDGE_H
 #define GATE_JUDGE_H
@@ -67,7 +76,19 @@ struct judge_oracle {
 	 */
 	int (*evaluate)(void *ctx, const size_t *subset, size_t n, bool fresh,
 			const struct judge_eval **ret, struct strbuf *err);
+	/*
+	 * Optional, with @workers > 1: the judge is about to ask for
+	 * @subsets[0] and may then ask for the others (most likely first;
+	 * @fresh[i]: the second boot of a sequence, as evaluate() with
+	 * @fresh). The oracle may evaluate several of them at once, so that
+	 * later evaluate() calls find their answers; what the judge then
+	 * asks, and so every verdict, is the same as without it. 0, or
+	 * -errno (infrastructure: no verdict) with @err.
+	 */
+	int (*prefetch)(void *ctx, const size_t *const *subsets, const size_t *ns,
+			const bool *fresh, size_t k, struct strbuf *err);
 	void *ctx;
+	unsigned workers;		/* evaluations the oracle can run at once */
 };
 
 enum patch_status { PATCH_OK, PATCH_DROP, PATCH_NOT_EXERCISED };

@@ -167,6 +167,7 @@ int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 	if (r < 0)
 		return r;
 	env->dir = xasprintf("%s/linux-%s", cache, env->version);
+	env->ccache_dir = xasprintf("%s/ccache", cache);
 	env->src = xasprintf("%s/src", env->dir);
 	env->build = xasprintf("%s/build", env->dir);
 	env->work = xasprintf("%s/gate", env->dir);
@@ -213,6 +214,7 @@ void kernel_env_release(struct kernel_env *env)
 	free(env->version);
 	free(env->package);
 	free(env->dir);
+	free(env->ccache_dir);
 	free(env->src);
 	free(env->build);
 	free(env->work);

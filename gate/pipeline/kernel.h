@@ -27,6 +27,7 @@ struct kernel_env {
 	char *version;		/* "6.1" (target.h: both from $BG_TARBALL or the default) */
 	char *package;		/* "linux-source-6.1" */
 	char *dir;		/* <cache>/linux-<version> */
+	char *ccache_dir;	/* CCACHE_DIR of every build: <cache>/ccache */
 	char *src, *build, *work;
 	char *fragment;
 	char *config_stamp;	/* sha256 of the fragment */

@@ -193,23 +193,21 @@ static int ensure_built(struct oracle *o, const git_oid *commit, const char *tre
 	return *ret_ok ? record_inputs(o, key, err) : 0;
 }
 
-static int boot(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
-		struct strbuf *err)
+/*
+ * What a boot showed (@console: the suite's output when BOOT_OK) into @e
+ * and the record.
+ */
+static int take_boot(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
+		     enum boot_status status, const char *console, const char *accel,
+		     double seconds, struct strbuf *err)
 {
-	struct strbuf console = STRBUF_INIT, ktap_err = STRBUF_INIT;
-	enum boot_status status;
+	struct strbuf ktap_err = STRBUF_INIT;
 	struct db_boot record;
-	double start = now_seconds();
-	int r;
+	int r = 0;
 
-	fprintf(stderr, "# booting tree %.12s\n", key->tree);
-	r = executor_boot(&o->exec, &console, &status, &e->boot_evidence, err);
-	o->boots++;
-	if (r < 0)
-		goto out;
 	e->boot_status = status;
 	e->boot_failed = status != BOOT_OK;
-	if (!e->boot_failed && ktap_parse(console.buf, console.len, &e->ktap, &ktap_err) < 0) {
+	if (!e->boot_failed && ktap_parse(console, strlen(console), &e->ktap, &ktap_err) < 0) {
 		e->boot_failed = true;
 		e->boot_status = BOOT_INCOMPLETE;
 		strbuf_addf(&e->boot_evidence, "%s\n", ktap_err.buf);
@@ -217,11 +215,87 @@ static int boot(struct oracle *o, const struct tree_key *key, struct judge_eval 
 	/* what the record keeps of @e: a view, nothing to release */
 	record = (struct db_boot){ .failed = e->boot_failed, .status = e->boot_status,
 				   .evidence = e->boot_evidence, .ktap = e->ktap };
-	if (db_boot_put(o->db, key, &record, o->env->accel, now_seconds() - start) < 0)
+	if (db_boot_put(o->db, key, &record, accel, seconds) < 0)
 		r = db_error(o->db, "recording a boot", err);
-out:
-	strbuf_release(&console);
 	strbuf_release(&ktap_err);
+	return r;
+}
+
+static int boot(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
+		struct strbuf *err)
+{
+	struct strbuf console = STRBUF_INIT;
+	enum boot_status status;
+	double start = now_seconds();
+	int r;
+
+	fprintf(stderr, "# booting tree %.12s\n", key->tree);
+	r = executor_boot(&o->exec, &console, &status, &e->boot_evidence, err);
+	o->boots++;
+	if (r == 0)
+		r = take_boot(o, key, e, status, console.buf, o->env->accel, now_seconds() - start,
+			      err);
+	strbuf_release(&console);
+	return r;
+}
+
+/*
+ * What a node found for @key (a step's result, step.h) into @e and the
+ * record, like a local build's and boot's. Without @take_boot_too only
+ * the build is taken (its inputs were wanted).
+ */
+static int take_step_result(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
+			    const struct step_result *res, bool take_boot_too, struct strbuf *err)
+{
+	const struct strlist *known;
+	int r;
+
+	if (res->built) {
+		o->builds++;
+		if (db_build_put(o->db, key, res->build_ok, res->build_ok ? NULL : res->first_error,
+				 res->build_seconds) < 0)
+			return db_error(o->db, "recording a build", err);
+	}
+	if (!res->build_ok) {
+		e->build_failed = true;
+		strbuf_adds(&e->build_error, res->first_error);
+		return 0;
+	}
+	r = tree_inputs(o, key, &known, err);
+	if (r == 0 && !known) {
+		struct strbuf text = STRBUF_INIT;
+		struct strlist set = STRLIST_INIT;
+
+		strlist_extend(&set, &res->inputs);
+		strlist_sort_unique(&set);
+		for (size_t i = 0; i < set.n; i++)
+			strbuf_addf(&text, "%s\n", set.items[i]);
+		inputs_memo_put(o, key->tree, &set);
+		if (db_build_inputs_put(o->db, key, text.buf) < 0)
+			r = db_error(o->db, "recording a build's inputs", err);
+		strbuf_release(&text);
+	}
+	if (r < 0 || !take_boot_too)
+		return r;
+	o->boots++;
+	strbuf_adds(&e->boot_evidence, res->evidence);
+	return take_boot(o, key, e, res->boot_status, res->ktap, res->accel, res->boot_seconds,
+			 err);
+}
+
+/* The Slurm executor: a node applies @subset, builds and boots; see take_step_result(). */
+static int evaluate_on_node(struct oracle *o, const size_t *subset, size_t n,
+			    const struct tree_key *key, struct judge_eval *e, bool take_boot_too,
+			    struct strbuf *err)
+{
+	struct step_result res;
+	int r = executor_run_step(&o->exec, o->snap, subset, n, key->tree, &res, err);
+
+	if (r < 0)
+		return r;
+	o->rounds++;
+	r = take_step_result(o, key, e, &res, take_boot_too, err);
+	step_result_release(&res);
 	return r;
 }
 
@@ -516,6 +590,13 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	if (found)
 		goto done;
 	strbuf_reset(&e->build_error);
+	o->rounds++;
+	if (o->exec.slurm) {
+		r = evaluate_on_node(o, subset, n, &key, e, true, err);
+		if (r < 0)
+			return r;
+		goto done;
+	}
 	r = ensure_built(o, &commit, tree_hex, &key, &ok, &e->build_error, err);
 	if (r < 0)
 		return r;
@@ -613,7 +694,14 @@ int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf
 		struct strbuf fe = STRBUF_INIT;
 		bool ok;
 
-		r = ensure_built(o, &o->tree->base, base_tree, &key, &ok, &fe, err);
+		if (o->exec.slurm) {
+			struct judge_eval *e = eval_new(o);
+
+			r = evaluate_on_node(o, NULL, 0, &key, e, false, err);
+		} else {
+			o->rounds++;
+			r = ensure_built(o, &o->tree->base, base_tree, &key, &ok, &fe, err);
+		}
 		strbuf_release(&fe);
 		if (r == 0)
 			r = tree_inputs(o, &key, ret_used, err);
@@ -625,9 +713,117 @@ int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf
 	return r;
 }
 
+/*
+ * No answer for @tree_hex yet: neither in the memo nor in the record.
+ * @fresh: its second boot is asked for, and there is none yet after a
+ * first that booted (build and boot failures are not booted again).
+ */
+static int unanswered(struct oracle *o, const char *tree_hex, bool fresh, bool *ret,
+		      struct strbuf *err)
+{
+	struct tree_key key = { tree_hex, o->env->config_stamp, o->env->suite_version };
+	struct strbuf ignored = STRBUF_INIT;
+	struct db_boot recorded = DB_BOOT_INIT;
+	struct judge_eval *first = memo_find(o, tree_hex);
+	bool found, ok;
+	int r;
+
+	*ret = false;
+	if (fresh ? !first || first->build_failed || first->boot_failed : first != NULL)
+		return 0;
+	r = db_build_get(o->db, &key, &found, &ok, &ignored);
+	strbuf_release(&ignored);
+	if (r < 0)
+		return db_error(o->db, "reading builds", err);
+	if (found && !ok)
+		return 0;
+	r = db_boot_get(o->db, &key, fresh ? 2 : 1, &found, &recorded);
+	db_boot_release(&recorded);
+	if (r < 0)
+		return db_error(o->db, "reading boots", err);
+	*ret = !found;
+	return 0;
+}
+
+/*
+ * The judge's prefetch: when @subsets[0] needs a step, it and the other
+ * sequences that need one run at once (up to the workers). A first
+ * evaluation goes into the memo; a second boot (@fresh) into the record,
+ * where evaluate() with @fresh finds it. A sequence ending in patches the
+ * test kernel does not read is fetched without them (the same-kernel
+ * shortcut asks for that). The compile check is not done here: evaluate()
+ * does it before it looks at the memo.
+ */
+static int prefetch(void *opaque, const size_t *const *subsets, const size_t *ns,
+		    const bool *fresh, size_t k, struct strbuf *err)
+{
+	struct oracle *o = opaque;
+	unsigned workers = o->exec.slurm ? o->exec.slurm->workers : 1;
+	const size_t **todo = xcalloc(k ? k : 1, sizeof(*todo));
+	size_t *todo_n = xcalloc(k ? k : 1, sizeof(*todo_n)), n_todo = 0;
+	bool *todo_fresh = xcalloc(k ? k : 1, sizeof(*todo_fresh));
+	char (*trees)[GIT_OID_HEXSZ + 1] = xcalloc(k ? k : 1, sizeof(*trees));
+	struct step_result *res = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < k && n_todo < workers && workers > 1; i++) {
+		struct judge_eval *failed;
+		size_t n = ns[i];
+		git_oid commit;
+		bool needed = false, dup = false;
+
+		while (o->jp && n > 0 && !(o->kernel_reads ? o->kernel_reads[subsets[i][n - 1]] :
+					   o->jp[subsets[i][n - 1]].exercised))
+			n--;
+		r = sequence_tree(o, subsets[i], n, &commit, trees[n_todo], &failed, err);
+		if (r == 0 && !failed)
+			r = unanswered(o, trees[n_todo], fresh[i], &needed, err);
+		if (r < 0)
+			goto out;
+		if (failed || !needed) {
+			if (i == 0)
+				goto out;	/* what the judge asks next is answered */
+			continue;
+		}
+		for (size_t t = 0; t < n_todo; t++)
+			dup |= !strcmp(trees[t], trees[n_todo]) && todo_fresh[t] == fresh[i];
+		if (dup)
+			continue;
+		todo[n_todo] = subsets[i];
+		todo_fresh[n_todo] = fresh[i];
+		todo_n[n_todo++] = n;
+	}
+	if (n_todo < 2)
+		goto out;	/* one step: evaluate() runs it when asked */
+	res = xcalloc(n_todo, sizeof(*res));
+	r = executor_run_steps(&o->exec, o->snap, todo, todo_n, trees, n_todo, res, err);
+	if (r < 0)
+		goto out;
+	o->rounds++;
+	for (size_t t = 0; t < n_todo; t++) {
+		struct tree_key key = { trees[t], o->env->config_stamp, o->env->suite_version };
+		struct judge_eval *e = eval_new(o);
+
+		if (r == 0)
+			r = take_step_result(o, &key, e, &res[t], true, err);
+		if (r == 0 && !todo_fresh[t])
+			memo_put(o, trees[t], e);
+		step_result_release(&res[t]);
+	}
+out:
+	free(res);
+	free(todo);
+	free(todo_n);
+	free(todo_fresh);
+	free(trees);
+	return r;
+}
+
 struct judge_oracle oracle_judge(struct oracle *o)
 {
-	return (struct judge_oracle){ evaluate, o };
+	return (struct judge_oracle){ .evaluate = evaluate, .prefetch = prefetch, .ctx = o,
+				      .workers = o->exec.slurm && o->exec.slurm->workers > 1 ?
+						 o->exec.slurm->workers : 1 };
 }
 
 int oracle_evaluate(struct oracle *o, const size_t *subset, size_t n,

@@ -21,7 +21,10 @@
  *    only at what the test kernel reads (@kernel_reads).
  *
  * Builds and boots go through the executor (executor.h); every result
- * goes into the record (record/db.h).
+ * goes into the record (record/db.h). With the Slurm executor and more
+ * than one worker, the judge's prefetch (judge.h) has the trees it will
+ * ask for next evaluated together, as steps submitted at once; they go
+ * into the evaluation memo, behind the compile check as any answer.
  */
 #ifndef GATE_ORACLE_H
 #define GATE_ORACLE_H
@@ -104,6 +107,11 @@ struct oracle {
 	size_t n_cc_memos;
 	struct executor exec;		/* where trees are built and booted */
 	unsigned builds, boots;
+	/*
+	 * Waits for builds and boots: each local evaluation is one, and so
+	 * is each batch of steps run at once (oracle_judge()'s prefetch).
+	 */
+	unsigned rounds;
 	unsigned same_kernel;		/* sequences answered by an equal kernel */
 	struct seq_memo *seqs;		/* every sequence judged, in the order first asked */
 	size_t n_seqs;

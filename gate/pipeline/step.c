@@ -335,7 +335,7 @@ out:
 	return r;
 }
 
-int step_run(const char *dir, const char *cache, struct strbuf *err)
+int step_run(const char *dir, const char *cache, const char *ccache, struct strbuf *err)
 {
 	char *spec_path = xasprintf("%s/step.json", dir), *top = suite_top();
 	struct queue_request req = { .source = dir, .series_dir = ".", .default_series_dir = ".",
@@ -361,6 +361,10 @@ int step_run(const char *dir, const char *cache, struct strbuf *err)
 		r = queue_load(&req, &snap, err);
 	if (r == 0 && (r = kernel_env_init(&env, top, cache, &target, err)) == 0)
 		env_open = true;
+	if (r == 0 && ccache) {
+		free(env.ccache_dir);
+		env.ccache_dir = xstrdup(ccache);
+	}
 	if (r == 0 && (r = tree_open(&tree, &env, err)) == 0)
 		tree_open_ok = true;
 	if (r == 0)
@@ -403,4 +407,110 @@ out:
 	free(spec_path);
 	free(top);
 	return r;
+}
+
+static bool boot_status_parse(const char *name, enum boot_status *ret)
+{
+	static const enum boot_status all[] = { BOOT_OK, BOOT_PANIC, BOOT_TIMEOUT,
+						BOOT_INCOMPLETE };
+
+	for (size_t i = 0; name && i < sizeof(all) / sizeof(*all); i++)
+		if (!strcmp(name, boot_status_name(all[i]))) {
+			*ret = all[i];
+			return true;
+		}
+	return false;
+}
+
+/* "build" of result.json into @res; false when it is not what step_run() writes. */
+static bool result_build(json_t *build, struct step_result *res)
+{
+	const char *status = string_field(build, "status");
+	json_t *inputs = json_object_get(build, "inputs");
+
+	res->has_build = true;
+	res->build_ok = status && !strcmp(status, "ok");
+	res->built = json_is_true(json_object_get(build, "built"));
+	res->first_error = string_field(build, "first_error");
+	res->build_seconds = json_number_value(json_object_get(build, "seconds"));
+	if (!status || (!res->build_ok && strcmp(status, "failed")) || !res->first_error)
+		return false;
+	if (!res->build_ok)
+		return true;
+	if (!json_is_array(inputs) || !json_array_size(inputs))
+		return false;
+	for (size_t i = 0; i < json_array_size(inputs); i++) {
+		const char *path = json_string_value(json_array_get(inputs, i));
+
+		if (!path)
+			return false;
+		strlist_append(&res->inputs, path);
+	}
+	return true;
+}
+
+static bool result_boot(json_t *boot, struct step_result *res)
+{
+	res->has_boot = true;
+	res->accel = string_field(boot, "accel");
+	res->ktap = string_field(boot, "ktap");
+	res->evidence = string_field(boot, "evidence");
+	res->boot_seconds = json_number_value(json_object_get(boot, "seconds"));
+	return boot_status_parse(string_field(boot, "status"), &res->boot_status) && res->accel &&
+	       res->ktap && res->evidence;
+}
+
+int step_result_read(const char *dir, struct step_result *res, struct strbuf *err)
+{
+	char *path = xasprintf("%s/result.json", dir);
+	json_t *format, *failed, *build, *boot;
+	json_error_t jerr;
+	const char *why = NULL;
+
+	memset(res, 0, sizeof(*res));
+	res->root = json_load_file(path, 0, &jerr);
+	if (!res->root) {
+		strbuf_addf(err, "step: %s: %s (line %d)", path, jerr.text, jerr.line);
+		free(path);
+		return -EINVAL;
+	}
+	format = json_object_get(res->root, "format");
+	res->host = string_field(res->root, "host");
+	res->tree = string_field(res->root, "tree");
+	failed = json_object_get(res->root, "apply_failed");
+	build = json_object_get(res->root, "build");
+	boot = json_object_get(res->root, "boot");
+	if (json_is_object(failed)) {
+		res->apply_failed = string_field(failed, "name");
+		res->apply_why = string_field(failed, "why");
+	}
+	if (!json_is_integer(format) || json_integer_value(format) != STEP_FORMAT)
+		why = "\"format\" is not the one this gate reads";
+	else if (!res->tree || !res->host)
+		why = "no \"tree\" or \"host\"";
+	else if (json_is_object(failed) && (!res->apply_failed || !res->apply_why))
+		why = "\"apply_failed\" has no \"name\" and \"why\"";
+	else if (json_is_object(build) && !result_build(build, res))
+		why = "\"build\" is not a build's result";
+	else if (json_is_object(boot) && !result_boot(boot, res))
+		why = "\"boot\" is not a boot's result";
+	else if (res->has_boot && !(res->has_build && res->build_ok))
+		why = "a boot without a build that succeeded";
+	else if (!res->apply_failed && !res->has_build)
+		why = "every patch applied, and there is no build";
+	if (why) {
+		strbuf_addf(err, "step: %s: %s", path, why);
+		step_result_release(res);
+		free(path);
+		return -EINVAL;
+	}
+	free(path);
+	return 0;
+}
+
+void step_result_release(struct step_result *res)
+{
+	strlist_release(&res->inputs);
+	json_decref(res->root);
+	memset(res, 0, sizeof(*res));
 }

@@ -41,15 +41,21 @@
  * could not do the work (disk full, QEMU did not start, a refused step)
  * is not, and says why.
  *
- *   step_write() the coordinator's side: a folder for base plus some patches
- *   step_run()   do the step in a folder and write its result
+ *   step_write()        the coordinator's side: a folder for base plus some patches
+ *   step_run()          do the step in a folder and write its result
+ *   step_result_read()  the coordinator's side again: read result.json
  */
 #ifndef GATE_STEP_H
 #define GATE_STEP_H
 
 #include <stddef.h>
 
+#include <jansson.h>
+#include <stdbool.h>
+
 #include "basic/strbuf.h"
+#include "basic/strlist.h"
+#include "parse/ktap.h"
 #include "pipeline/kernel.h"
 #include "pipeline/queue.h"
 
@@ -73,6 +79,32 @@ int step_write(const char *dir, const struct kernel_env *env, const char *tree_s
  * @dir/result.json. 0, or -errno with one line in @err: the step was
  * refused or could not be done, and there is no result.json.
  */
-int step_run(const char *dir, const char *cache, struct strbuf *err);
+int step_run(const char *dir, const char *cache, const char *ccache, struct strbuf *err);
+
+/*
+ * result.json, read back. The strings point into @root, valid until
+ * step_result_release().
+ */
+struct step_result {
+	json_t *root;
+	const char *host, *tree;
+	const char *apply_failed;	/* the patch that did not apply; NULL: all applied */
+	const char *apply_why;
+	bool has_build, build_ok, built;
+	const char *first_error;
+	double build_seconds;
+	struct strlist inputs;		/* what the build read, when it built */
+	bool has_boot;
+	enum boot_status boot_status;
+	const char *accel, *ktap, *evidence;
+	double boot_seconds;
+};
+
+/*
+ * Read @dir/result.json. 0, or -EINVAL with "step: PATH: why" in @err for
+ * a file that is not a result of this format.
+ */
+int step_result_read(const char *dir, struct step_result *res, struct strbuf *err);
+void step_result_release(struct step_result *res);
 
 #endif

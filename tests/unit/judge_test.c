@@ -3,7 +3,9 @@
  * The judge against a fake oracle whose patches have known effects: the
  * verdicts must name every culprit with its reason and evidence, never
  * blame a case already failing on base or a flaky one, pin quirk changes
- * without dropping, and flag Stable-dep-of dependants.
+ * without dropping, and flag Stable-dep-of dependants. With several
+ * workers and a prefetch that evaluates sequences together, the same
+ * verdicts, evidence and steps in fewer rounds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,11 +41,16 @@ static bool in_sequence(const size_t *subset, size_t n, size_t number)
 
 struct fake {
 	const struct effect *effects;
-	struct judge_eval *evals[256];
+	struct judge_eval *evals[1024];
 	size_t n_evals;
 	unsigned calls, fresh_calls;
 	char *seen[256];	/* each distinct sequence evaluated (not fresh) */
 	size_t n_seen;
+	/* the memo of memo_evaluate() and memo_prefetch() */
+	char *memo_sig[1024];
+	const struct judge_eval *memo_eval[1024];
+	size_t n_memo;
+	unsigned workers, rounds;
 };
 
 static void add_case(struct judge_eval *e, const char *name, bool quirk, enum case_status st)
@@ -125,8 +132,79 @@ static int fake_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
 	return 0;
 }
 
+static void signature(const size_t *subset, size_t n, char *sig, size_t size)
+{
+	sig[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(sig + strlen(sig), size - strlen(sig), "%zu,", subset[i]);
+}
+
+static const struct judge_eval *memo_find(struct fake *f, const char *sig)
+{
+	for (size_t i = 0; i < f->n_memo; i++)
+		if (!strcmp(f->memo_sig[i], sig))
+			return f->memo_eval[i];
+	return NULL;
+}
+
+/* Evaluate once per sequence, and once more fresh; each evaluation is a round. */
+static int memo_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
+			 const struct judge_eval **ret, struct strbuf *err)
+{
+	struct fake *f = ctx;
+	char sig[1024];
+	int r;
+
+	signature(subset, n, sig, sizeof(sig));
+	if (fresh)
+		strcat(sig, "fresh");
+	if ((*ret = memo_find(f, sig)))
+		return 0;
+	f->rounds++;
+	r = fake_evaluate(ctx, subset, n, fresh, ret, err);
+	f->memo_sig[f->n_memo] = strdup(sig);
+	f->memo_eval[f->n_memo++] = *ret;
+	return r;
+}
+
+/*
+ * The oracle's prefetch: when the first is unknown, the unknown ones in
+ * one round (a fresh one is known once its second boot is).
+ */
+static int memo_prefetch(void *ctx, const size_t *const *subsets, const size_t *ns,
+			 const bool *fresh, size_t k, struct strbuf *err)
+{
+	struct fake *f = ctx;
+	unsigned done = 0;
+	char sig[1024];
+
+	assert_true(k <= f->workers);
+	for (size_t i = 0; i < k; i++) {
+		const struct judge_eval *e;
+		bool first_known;
+
+		signature(subsets[i], ns[i], sig, sizeof(sig));
+		first_known = memo_find(f, sig) != NULL;
+		if (fresh[i])
+			strcat(sig, "fresh");
+		if (memo_find(f, sig) || (fresh[i] && !first_known)) {
+			if (i == 0)
+				return 0;
+			continue;
+		}
+		fake_evaluate(ctx, subsets[i], ns[i], fresh[i], &e, err);
+		f->memo_sig[f->n_memo] = strdup(sig);
+		f->memo_eval[f->n_memo++] = e;
+		done++;
+	}
+	f->rounds += done > 0;
+	return 0;
+}
+
 static void fake_release(struct fake *f)
 {
+	for (size_t i = 0; i < f->n_memo; i++)
+		free(f->memo_sig[i]);
 	for (size_t i = 0; i < f->n_seen; i++)
 		free(f->seen[i]);
 	for (size_t i = 0; i < f->n_evals; i++) {
@@ -166,9 +244,22 @@ static void setup_queue(struct scenario *s, size_t n)
 
 static void judge(struct scenario *s)
 {
-	struct judge_oracle oracle = { fake_evaluate, &s->fake };
+	struct judge_oracle oracle = { .evaluate = fake_evaluate, .ctx = &s->fake };
 
 	s->fake.effects = s->effects;
+	judge_result_init(&s->result, s->n);
+	s->r = judge_run(s->patches, s->n, &s->opts, &oracle, &s->result, &s->err);
+}
+
+/* judge() through the memo, with @workers and the prefetch when more than one. */
+static void judge_with_workers(struct scenario *s, unsigned workers)
+{
+	struct judge_oracle oracle = { .evaluate = memo_evaluate,
+				       .prefetch = workers > 1 ? memo_prefetch : NULL,
+				       .ctx = &s->fake, .workers = workers };
+
+	s->fake.effects = s->effects;
+	s->fake.workers = workers;
 	judge_result_init(&s->result, s->n);
 	s->r = judge_run(s->patches, s->n, &s->opts, &oracle, &s->result, &s->err);
 }
@@ -190,6 +281,60 @@ static void drops_are(struct scenario *s, const char *expected)
 				 got[0] ? " " : "", i + 1,
 				 drop_reason_name(s->result.verdicts[i].reason));
 	assert_string_equal(got, expected);
+}
+
+/* Every verdict's status, reason, evidence and steps, as one string. */
+static char *verdicts_text(const struct scenario *s)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct patch_verdict *v = &s->result.verdicts[i];
+
+		strbuf_addf(&out, "%zu %s %s\n%s%s", i + 1, patch_status_name(v->status),
+			    drop_reason_name(v->reason) ? drop_reason_name(v->reason) : "-",
+			    v->evidence.buf, v->steps.buf);
+	}
+	return strbuf_detach(&out, NULL);
+}
+
+/*
+ * 32 patches, three culprits of different kinds, one flaky case: W = 1, 2,
+ * 3 and 4 workers give the same verdicts, evidence and bisection steps,
+ * and with 4 the rounds are at most half of those with one.
+ */
+static void test_workers_same_verdicts_fewer_rounds(void **state)
+{
+	unsigned rounds[5] = { 0 };
+	char *expected = NULL;
+
+	(void)state;
+	for (unsigned w = 1; w <= 4; w++) {
+		struct scenario s;
+		char *got;
+
+		setup_queue(&s, 32);
+		s.effects[5].breaks = "c1";
+		s.effects[17].build = true;
+		s.effects[26].breaks = "c2";
+		s.effects[11].flaky = "c3";
+		judge_with_workers(&s, w);
+		assert_int_equal(s.r, 0);
+		drops_are(&s, "6:regression 18:build 27:regression");
+		got = verdicts_text(&s);
+		if (!expected)
+			expected = got;
+		else
+			assert_string_equal(got, expected);
+		if (got != expected)
+			free(got);
+		rounds[w] = s.fake.rounds;
+		release(&s);
+	}
+	free(expected);
+	fprintf(stderr, "# rounds: %u %u %u %u\n", rounds[1], rounds[2], rounds[3], rounds[4]);
+	assert_true(rounds[2] < rounds[1]);
+	assert_true(rounds[4] * 2 <= rounds[1]);
 }
 
 static void test_clean_queue(void **state)
@@ -551,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_quirk_change_pinned_not_dropped),
 		cmocka_unit_test(test_dependency_flagged),
 		cmocka_unit_test(test_not_exercised_costs_nothing),
+		cmocka_unit_test(test_workers_same_verdicts_fewer_rounds),
 	};
 
 	return cmocka_run_group_tests_name("judge", tests, NULL, NULL);

@@ -1,0 +1,139 @@
+#!/bin/bash
+# The Slurm executor (issue 20), black-box, on a one-node cluster that
+# tools/slurm-cluster starts on loopback (Debian's munged, slurmctld and
+# slurmd, with a config of their own). `run --config FILE` with
+# [executor] kind = slurm gates the demo queue: every evaluation is a step
+# run as a Slurm job on the node, in the node's own cache; the drop list
+# and each patch's verdict are the local executor's; every step's job is
+# in the report (steps[].slurm_job) and in the cluster's job completion
+# log. Then the node dies in the middle of a step's kernel build: Slurm
+# ends that job NODE_FAIL, the gate submits the step again once the node
+# is back, and the verdict is still right. A config the executor cannot
+# use is refused, naming the key. The node's cache is kept between runs
+# (<cache>-node), as a real node's would be; tests/progress.sh makes it
+# from nothing first (cold, a node's first step extracts the tarball and
+# builds base: about 4 minutes on 2 cores). About 4 minutes warm.
+. "$(dirname "$0")/lib.bash"
+gate=${BG_GATE:-$top/build/backport-gate}
+queues=$top/patches/queues
+cache=${XDG_CACHE_HOME:+$XDG_CACHE_HOME/backport-gate}
+cache=${cache:-/var/cache/backport-gate}
+node_cache=$cache-node
+cluster=$top/tools/slurm-cluster
+culprit=exec-load_script-don-t-blindly-truncate-shebang-string.patch
+export SLURM_CLUSTER_DIR=$tmp/cluster
+# munged wants every folder above its socket searchable by all.
+chmod a+x "$tmp"
+
+# Two free ports in a row, slurmctld's and slurmd's.
+for _ in $(seq 20); do
+	port=$(free_port)
+	[ "$port" -lt 65534 ] && ! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$((port + 1))" 2>/dev/null && break
+done
+export SLURM_CLUSTER_PORT=$port
+trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+
+status=0
+"$cluster" start >"$tmp/start.out" 2>"$tmp/start.err" || status=$?
+expect_eq "a one-node cluster starts" 0 "$status"
+if [ "$status" -ne 0 ]; then
+	sed 's/^/# /' "$tmp/start.err"
+	exit 0
+fi
+. "$SLURM_CLUSTER_DIR/env"
+jobcomp=$SLURM_CLUSTER_DIR/jobcomp.log
+
+cat >"$tmp/gate.conf" <<EOF
+[executor]
+	kind = slurm
+	partition = gate
+	time-limit = 30m
+	cpus = 2
+	memory = 2G
+	retries = 2
+	node-cache = $node_cache
+	spool = $tmp/spool
+EOF
+
+# gate NAME ARGS...: run, report in $tmp/NAME.json, stderr in $tmp/NAME.err; sets status.
+gate() {
+	local name=$1
+	shift
+	status=0
+	"$gate" run --config-check none --db "$tmp/$name.db" --json "$tmp/$name.json" "$@" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err" || status=$?
+	[ "$status" -le 1 ] || sed 's/^/# /' "$tmp/$name.err" | tail -n 15
+}
+verdicts() { jq -r '[.patches[] | "\(.status)/\(.reason // "-")"] | join(" ")' "$tmp/$1.json"; }
+drops() { jq -r '.drop | join(" ")' "$tmp/$1.json"; }
+
+# The demo queue, locally and through the cluster, each with a new database.
+gate local --queue "$queues/shebang-2019" --executor local
+expect_eq "local executor: the demo queue drops the 2019 change (exit 1)" "1 $culprit" \
+	"$status $(drops local)"
+gate slurm --queue "$queues/shebang-2019" --config "$tmp/gate.conf"
+expect_eq "slurm executor: exit 1, the same drop list" "1 $(drops local)" "$status $(drops slurm)"
+expect_eq "slurm executor: every patch's verdict and reason are the local executor's" \
+	"$(verdicts local)" "$(verdicts slurm)"
+dropped() { jq -c '[.patches[] | select(.status == "drop") | {name, regressions, evidence}]' "$tmp/$1.json"; }
+expect_eq "slurm executor: the same cases and evidence for the drop" "$(dropped local)" "$(dropped slurm)"
+expect_eq "the report says which executor ran the steps" "local slurm" \
+	"$(jq -r .stats.executor "$tmp/local.json") $(jq -r .stats.executor "$tmp/slurm.json")"
+steps=$(jq '.steps | length' "$tmp/slurm.json")
+expect_eq "every boot was a step on the node (steps = boots)" "$(jq .stats.boots "$tmp/slurm.json")" "$steps"
+expect_eq "the local run has no Slurm steps" null "$(jq -c .steps "$tmp/local.json")"
+jobs=$(jq -r '.steps[].slurm_job' "$tmp/slurm.json")
+missing=0
+for job in $jobs; do
+	grep -q "^JobId=$job .* JobState=COMPLETED " "$jobcomp" || missing=$((missing + 1))
+done
+expect_eq "each step's slurm_job is COMPLETED in the cluster's job completion log" \
+	"$steps 0" "$(echo "$jobs" | grep -c .) $missing"
+expect_eq "each step ran on the node, in one attempt" "localhost 1" \
+	"$(jq -r '[.steps[].attempts[0].node] | unique | join(" ")' "$tmp/slurm.json") $(jq '[.steps[].attempts | length] | max' "$tmp/slurm.json")"
+expect_eq "step folders of finished steps are removed from the spool" 0 \
+	"$(find "$tmp/spool" -mindepth 1 -maxdepth 1 | wc -l)"
+expect_eq "the database keeps the report with its Slurm job ids" "$(jq -c '[.steps[].slurm_job]' "$tmp/slurm.json")" \
+	"$("$gate" report "$(jq .run "$tmp/slurm.json")" --db "$tmp/slurm.db" --json | jq -c '[.steps[].slurm_job]')"
+
+# The node dies while a step builds (the revert on top of the 2019 change
+# is a tree the node has not built before): the job ends NODE_FAIL, and
+# the step is submitted again.
+gate died --queue "$queues/shebang-2019-reverted" --config "$tmp/gate.conf" &
+gate_pid=$!
+building() { pgrep -f "make -C $node_cache/linux-6.1/src " >/dev/null; }
+if wait_for 600 building; then
+	"$cluster" kill-node >/dev/null 2>"$tmp/kill.err" || sed 's/^/# /' "$tmp/kill.err"
+	"$cluster" restart-node >/dev/null 2>"$tmp/restart.err" || sed 's/^/# /' "$tmp/restart.err"
+else
+	fail "a step's kernel build started on the node within 600 s"
+fi
+wait "$gate_pid"
+status=$?
+expect_eq "node lost mid-build: the run still ends with a verdict, nothing dropped (exit 0)" "0 " \
+	"$status $(drops died)"
+expect_eq "node lost mid-build: one step took two attempts, NODE_FAIL then COMPLETED" \
+	"NODE_FAIL COMPLETED" \
+	"$(jq -r '.steps[] | select(.attempts | length > 1) | [.attempts[].state] | join(" ")' "$tmp/died.json")"
+failed_job=$(jq -r '.steps[] | select(.attempts | length > 1) | .attempts[0].slurm_job' "$tmp/died.json")
+expect_eq "the lost job is NODE_FAIL in the cluster's log, and the step names the retry's job" \
+	"NODE_FAIL yes" \
+	"$(sed -n "s/^JobId=$failed_job .* JobState=\([A-Z_]*\) .*/\1/p" "$jobcomp" | head -n 1) $(jq -r --arg f "$failed_job" '.steps[] | select(.attempts | length > 1) | if .slurm_job != $f and .slurm_job == .attempts[1].slurm_job then "yes" else "no" end' "$tmp/died.json")"
+expect_contains "the gate said it submitted the step again" "NODE_FAIL, submitting again" \
+	"$(cat "$tmp/died.err")"
+expect_eq "every case passes with the revert, as locally" "pass" "$(jq -r .verdict "$tmp/died.json")"
+
+# A config the executor cannot use: the key and why.
+printf '[executor]\n\tkind = cloud\n' >"$tmp/bad.conf"
+gate bad --queue "$queues/shebang-2019" --config "$tmp/bad.conf"
+expect_eq "an unknown executor kind: exit 2, the file, line and key" \
+	"2 backport-gate run: $tmp/bad.conf:2: executor.kind: 'cloud' is neither local nor slurm" \
+	"$status $(tail -n 1 "$tmp/bad.err")"
+printf '[executor]\n\tkind = slurm\n\tretries = 12\n' >"$tmp/bad.conf"
+gate bad --queue "$queues/shebang-2019" --config "$tmp/bad.conf"
+expect_contains "retries past the limit: refused" "executor.retries: '12' is not a number from 0 to 9" \
+	"$(tail -n 1 "$tmp/bad.err")"
+gate bad --queue "$queues/shebang-2019" --executor cluster
+expect_eq "--executor takes local or slurm" \
+	"2 backport-gate run: --executor: 'cluster' is neither local nor slurm" \
+	"$status $(tail -n 1 "$tmp/bad.err")"
