@@ -6,7 +6,8 @@
 # run as a Slurm job on the node, in the node's own cache; the drop list
 # and each patch's verdict are the local executor's; every step's job is
 # in the report (steps[].slurm_job) and in the cluster's job completion
-# log. Then the node dies in the middle of a step's kernel build: Slurm
+# log. With four workers, the same verdicts in fewer rounds. Then the
+# node dies in the middle of a step's kernel build: Slurm
 # ends that job NODE_FAIL, the gate submits the step again once the node
 # is back, and the verdict is still right. A config the executor cannot
 # use is refused, naming the key. The node's cache is kept between runs
@@ -96,6 +97,19 @@ expect_eq "step folders of finished steps are removed from the spool" 0 \
 expect_eq "the database keeps the report with its Slurm job ids" "$(jq -c '[.steps[].slurm_job]' "$tmp/slurm.json")" \
 	"$("$gate" report "$(jq .run "$tmp/slurm.json")" --db "$tmp/slurm.db" --json | jq -c '[.steps[].slurm_job]')"
 
+# Four steps at once: the search prefetches what it may ask next, and
+# asks the same questions, so every verdict, case and bisection step is
+# the one-worker run's, in fewer rounds than steps.
+gate w4 --queue "$queues/shebang-2019" --config "$tmp/gate.conf" --workers 4
+text() { jq -c '[.patches[] | {name, status, reason, regressions, evidence, steps}]' "$tmp/$1.json"; }
+expect_eq "--workers 4: exit 1, the same verdicts, evidence and bisection steps" \
+	"1 $(text slurm)" "$status $(text w4)"
+expect_eq "--workers 4: the report says 4" 4 "$(jq .stats.workers "$tmp/w4.json")"
+expect_eq "--workers 4: fewer rounds than with one worker, fewer than its steps" "yes yes" \
+	"$([ "$(jq .stats.rounds "$tmp/w4.json")" -lt "$(jq .stats.rounds "$tmp/slurm.json")" ] && echo yes || echo no) $([ "$(jq .stats.rounds "$tmp/w4.json")" -lt "$(jq '.steps | length' "$tmp/w4.json")" ] && echo yes || echo no)"
+echo "# rounds: 1 worker $(jq .stats.rounds "$tmp/slurm.json") ($(jq '.steps | length' "$tmp/slurm.json") steps), 4 workers $(jq .stats.rounds "$tmp/w4.json") ($(jq '.steps | length' "$tmp/w4.json") steps)"
+expect_contains "--workers 4: the text report says so" "at once at most" "$(cat "$tmp/w4.out")"
+
 # The node dies while a step builds (the revert on top of the 2019 change
 # is a tree the node has not built before): the job ends NODE_FAIL, and
 # the step is submitted again.
@@ -137,3 +151,16 @@ gate bad --queue "$queues/shebang-2019" --executor cluster
 expect_eq "--executor takes local or slurm" \
 	"2 backport-gate run: --executor: 'cluster' is neither local nor slurm" \
 	"$status $(tail -n 1 "$tmp/bad.err")"
+gate bad --queue "$queues/shebang-2019" --workers 2
+expect_eq "--workers with the local executor: refused" \
+	"2 backport-gate run: --workers: steps run at once only with the Slurm executor (--executor slurm)" \
+	"$status $(tail -n 1 "$tmp/bad.err")"
+
+# The controller gone: the run ends without a verdict and says why.
+"$cluster" stop >/dev/null 2>&1
+printf '[executor]\n\tkind = slurm\n\tnode-cache = %s\n\tspool = %s\n' "$node_cache" "$tmp/spool" >"$tmp/down.conf"
+gate down --queue "$queues/shebang-2019" --config "$tmp/down.conf"
+expect_eq "no Slurm controller: exit 2, no verdict" "2 error" "$status $(jq -r .verdict "$tmp/down.json")"
+expect_contains "no Slurm controller: sbatch's own words" \
+	"slurm: sbatch exited with status 1: sbatch: error: Batch job submission failed" \
+	"$(tail -n 1 "$tmp/down.err")"

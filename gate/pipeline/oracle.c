@@ -278,6 +278,9 @@ static int take_step_result(struct oracle *o, const struct tree_key *key, struct
 	if (r < 0 || !take_boot_too)
 		return r;
 	o->boots++;
+	/* the run's boots were the nodes': say how they ran */
+	if (!o->env->accel[0])
+		snprintf(o->env->accel, sizeof(o->env->accel), "%s", res->accel);
 	strbuf_adds(&e->boot_evidence, res->evidence);
 	return take_boot(o, key, e, res->boot_status, res->ktap, res->accel, res->boot_seconds,
 			 err);
@@ -590,13 +593,13 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	if (found)
 		goto done;
 	strbuf_reset(&e->build_error);
-	o->rounds++;
 	if (o->exec.slurm) {
 		r = evaluate_on_node(o, subset, n, &key, e, true, err);
 		if (r < 0)
 			return r;
 		goto done;
 	}
+	o->rounds++;
 	r = ensure_built(o, &commit, tree_hex, &key, &ok, &e->build_error, err);
 	if (r < 0)
 		return r;

@@ -58,7 +58,7 @@ static int slurm_command(const char *const *argv, struct strbuf *out, struct str
 		return r;
 	}
 	if (!child_ok(&res)) {
-		strbuf_addf(err, "slurm: %s ", argv[0]);
+		strbuf_addf(err, "slurm: ");
 		child_describe(&c, &res, err);
 		strbuf_rtrim(out);
 		if (out->len)

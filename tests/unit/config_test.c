@@ -208,6 +208,63 @@ static void test_report_section(void **state)
 	strbuf_release(&err);
 }
 
+static void test_executor_section(void **state)
+{
+	static const struct { const char *text, *error; } bad[] = {
+		{ "[executor]\n\tkind = cloud\n", ":2: executor.kind: 'cloud' is neither local nor slurm" },
+		{ "[executor]\n\tkind = slurm\n\tretries = 10\n",
+		  ":3: executor.retries: '10' is not a number from 0 to 9" },
+		{ "[executor]\n\tworkers = 0\n", ":2: executor.workers: '0' is not a number from 1 to 64" },
+		{ "[executor]\n\tcpus = two\n", ":2: executor.cpus: 'two' is not a number from 1 to 1024" },
+		{ "[executor]\n\tmemory = 2GB\n", ":2: executor.memory: '2GB' is not a size" },
+		{ "[executor]\n\ttime-limit = soon\n", ":2: executor.time-limit: 'soon' is not a duration" },
+		{ "[executor]\n\tnode-cache = cache\n",
+		  ":2: executor.node-cache: 'cache' is not an absolute path" },
+		{ "[executor]\n\tpartition = a,b\n", ":2: executor.partition: 'a,b' is not a partition" },
+		{ "[executor]\n\tnodes = 4\n", ":2: executor.nodes: unknown key" },
+	};
+	struct strbuf err = STRBUF_INIT;
+	struct gate_config cfg;
+
+	(void)state;
+	/* without the section: local */
+	write_config("[server]\n\tcache = /var/cache/x\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_false(cfg.executor.slurm);
+	config_release(&cfg);
+
+	write_config("[executor]\n\tkind = slurm\n\tpartition = gate\n\ttime-limit = 90s\n"
+		     "\tmemory = 2G\n\tcpus = 4\n\tretries = 0\n\tworkers = 8\n"
+		     "\tprogram = /usr/bin/backport-gate\n\tnode-cache = /var/cache/bg\n"
+		     "\tccache = /shared/ccache\n\tspool = /shared/steps\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_string_equal(err.buf, "");
+	assert_true(cfg.executor.slurm);
+	assert_string_equal(cfg.executor.partition, "gate");
+	assert_int_equal(cfg.executor.time_limit, 2);	/* minutes, rounded up */
+	assert_string_equal(cfg.executor.memory, "2G");
+	assert_int_equal(cfg.executor.cpus, 4);
+	assert_true(cfg.executor.retries_set);
+	assert_int_equal(cfg.executor.retries, 0);
+	assert_int_equal(cfg.executor.workers, 8);
+	assert_string_equal(cfg.executor.program, "/usr/bin/backport-gate");
+	assert_string_equal(cfg.executor.node_cache, "/var/cache/bg");
+	assert_string_equal(cfg.executor.ccache, "/shared/ccache");
+	assert_string_equal(cfg.executor.spool, "/shared/steps");
+	config_release(&cfg);
+	assert_null(cfg.executor.partition);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		strbuf_reset(&err);
+		write_config(bad[i].text);
+		assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+		if (!strstr(err.buf, bad[i].error))
+			fail_msg("%s: got '%s'", bad[i].error, err.buf);
+		assert_null(cfg.executor.node_cache);
+	}
+	strbuf_release(&err);
+}
+
 static void test_unparsable_or_missing_file_leaves_nothing(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -289,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_queue_without_url_leaves_nothing),
 		cmocka_unit_test(test_report_section),
 		cmocka_unit_test(test_config_check_per_queue),
+		cmocka_unit_test(test_executor_section),
 		cmocka_unit_test(test_unparsable_or_missing_file_leaves_nothing),
 	};
 	int fd = mkstemp(path), failed;
