@@ -6,7 +6,8 @@
 # run as a Slurm job on the node, in the node's own cache; the drop list
 # and each patch's verdict are the local executor's; every step's job is
 # in the report (steps[].slurm_job) and in the cluster's job completion
-# log. With four workers, the same verdicts in fewer rounds. Then the
+# log. The daemon gates it through the cluster too, four steps at once:
+# the same verdicts in fewer rounds. Then the
 # node dies in the middle of a step's kernel build: Slurm
 # ends that job NODE_FAIL, the gate submits the step again once the node
 # is back, and the verdict is still right. A config the executor cannot
@@ -83,6 +84,8 @@ expect_eq "the report says which executor ran the steps" "local slurm" \
 steps=$(jq '.steps | length' "$tmp/slurm.json")
 expect_eq "every boot was a step on the node (steps = boots)" "$(jq .stats.boots "$tmp/slurm.json")" "$steps"
 expect_eq "the local run has no Slurm steps" null "$(jq -c .steps "$tmp/local.json")"
+expect_contains "the text report's cost says how the steps ran" \
+	"on Slurm: $steps steps, 1 at once at most, $(jq .stats.rounds "$tmp/slurm.json") rounds" "$(cat "$tmp/slurm.out")"
 jobs=$(jq -r '.steps[].slurm_job' "$tmp/slurm.json")
 missing=0
 for job in $jobs; do
@@ -97,18 +100,52 @@ expect_eq "step folders of finished steps are removed from the spool" 0 \
 expect_eq "the database keeps the report with its Slurm job ids" "$(jq -c '[.steps[].slurm_job]' "$tmp/slurm.json")" \
 	"$("$gate" report "$(jq .run "$tmp/slurm.json")" --db "$tmp/slurm.db" --json | jq -c '[.steps[].slurm_job]')"
 
-# Four steps at once: the search prefetches what it may ask next, and
-# asks the same questions, so every verdict, case and bisection step is
-# the one-worker run's, in fewer rounds than steps.
-gate w4 --queue "$queues/shebang-2019" --config "$tmp/gate.conf" --workers 4
+# The daemon with [executor] kind = slurm and four steps at once: a
+# webhook's job gates the demo queue through the cluster. The search
+# prefetches what it may ask next and asks the same questions, so every
+# verdict, case and bisection step is the one-worker run's, in fewer
+# rounds than steps.
+port=$(free_port)
+base=http://127.0.0.1:$port
+secret=s3cret-for-tests
+cat "$tmp/gate.conf" - >"$tmp/serve.conf" <<EOF
+	workers = 4
+[server]
+	listen = 127.0.0.1:$port
+	database = $tmp/serve.db
+[queue "demo"]
+	url = $queues/shebang-2019
+	series = queue-6.1
+	poll = 0
+	secret = $secret
+	config-check = none
+EOF
 text() { jq -c '[.patches[] | {name, status, reason, regressions, evidence, steps}]' "$tmp/$1.json"; }
-expect_eq "--workers 4: exit 1, the same verdicts, evidence and bisection steps" \
-	"1 $(text slurm)" "$status $(text w4)"
-expect_eq "--workers 4: the report says 4" 4 "$(jq .stats.workers "$tmp/w4.json")"
-expect_eq "--workers 4: fewer rounds than with one worker, fewer than its steps" "yes yes" \
-	"$([ "$(jq .stats.rounds "$tmp/w4.json")" -lt "$(jq .stats.rounds "$tmp/slurm.json")" ] && echo yes || echo no) $([ "$(jq .stats.rounds "$tmp/w4.json")" -lt "$(jq '.steps | length' "$tmp/w4.json")" ] && echo yes || echo no)"
-echo "# rounds: 1 worker $(jq .stats.rounds "$tmp/slurm.json") ($(jq '.steps | length' "$tmp/slurm.json") steps), 4 workers $(jq .stats.rounds "$tmp/w4.json") ($(jq '.steps | length' "$tmp/w4.json") steps)"
-expect_contains "--workers 4: the text report says so" "at once at most" "$(cat "$tmp/w4.out")"
+if start_daemon "$tmp/serve.conf" "$tmp/serve.log" "$base"; then
+	body='{"queue": "demo"}'
+	id=$(curl -s -X POST -H "X-Hub-Signature-256: sha256=$(sign "$body" "$secret")" \
+		-H 'Content-Type: application/json' -d "$body" "$base/webhook" | jq -r .job)
+	state=
+	for _ in $(seq 900); do
+		state=$(curl -s "$base/api/jobs/$id" | jq -r .state)
+		case $state in done | failed) break ;; esac
+		sleep 1
+	done
+	curl -s "$base/api/runs/$(curl -s "$base/api/jobs/$id" | jq -r .run)" >"$tmp/serve.json"
+	expect_eq "serve, Slurm executor, 4 workers: done, through Slurm, 4 at once, the local drops" \
+		"done slurm 4 $(drops local)" \
+		"$state $(jq -r '"\(.stats.executor) \(.stats.workers)"' "$tmp/serve.json") $(drops serve)"
+	expect_eq "serve, 4 workers: the verdicts, evidence and bisection steps of run --executor slurm" \
+		"$(text slurm)" "$(text serve)"
+	rounds=$(jq .stats.rounds "$tmp/serve.json")
+	expect_eq "4 workers: fewer rounds than with one worker, and than its steps" "yes yes" \
+		"$([ "$rounds" -lt "$(jq .stats.rounds "$tmp/slurm.json")" ] && echo yes || echo no) $([ "$rounds" -lt "$(jq '.steps | length' "$tmp/serve.json")" ] && echo yes || echo no)"
+	echo "# rounds: 1 worker $(jq .stats.rounds "$tmp/slurm.json") ($(jq '.steps | length' "$tmp/slurm.json") steps), 4 workers $rounds ($(jq '.steps | length' "$tmp/serve.json") steps)"
+	kill "$daemon"
+	wait "$daemon" 2>/dev/null
+else
+	fail "the daemon with [executor] kind = slurm answers: $(tail -n 3 "$tmp/serve.log")"
+fi
 
 # The node dies while a step builds (the revert on top of the 2019 change
 # is a tree the node has not built before): the job ends NODE_FAIL, and
