@@ -10,8 +10,9 @@
 # the same verdicts in fewer rounds. Then the
 # node dies in the middle of a step's kernel build: Slurm
 # ends that job NODE_FAIL, the gate submits the step again once the node
-# is back, and the verdict is still right. A config the executor cannot
-# use is refused, naming the key. The node's cache is kept between runs
+# is back, and the verdict is still right. A gate stopped by SIGTERM
+# cancels its job. A config the executor cannot use is refused, naming
+# the key, and a controller that is gone ends the run without a verdict. The node's cache is kept between runs
 # (<cache>-node), as a real node's would be; tests/progress.sh makes it
 # from nothing first (cold, a node's first step extracts the tarball and
 # builds base: about 4 minutes on 2 cores). About 4 minutes warm.
@@ -173,6 +174,32 @@ expect_eq "the lost job is NODE_FAIL in the cluster's log, and the step names th
 expect_contains "the gate said it submitted the step again" "NODE_FAIL, submitting again" \
 	"$(cat "$tmp/died.err")"
 expect_eq "every case passes with the revert, as locally" "pass" "$(jq -r .verdict "$tmp/died.json")"
+
+# The gate asked to stop (SIGTERM, as systemd and kill send it) while a
+# step runs: it cancels the job, so nothing is left on the cluster, and
+# ends without a verdict saying so.
+"$gate" run --config-check none --db "$tmp/stop.db" --json "$tmp/stop.json" \
+	--queue "$queues/shebang-2019" --config "$tmp/gate.conf" >"$tmp/stop.out" 2>"$tmp/stop.err" &
+gate_pid=$!
+our_job() { squeue -h -t RUNNING -n backport-gate-step -o %i | head -n 1 | grep .; }
+if wait_for 120 our_job >/dev/null; then
+	job=$(our_job)
+	kill -TERM "$gate_pid"
+	wait "$gate_pid"
+	status=$?
+	expect_eq "SIGTERM during a step: exit 2, no verdict" "2 error" "$status $(jq -r .verdict "$tmp/stop.json")"
+	expect_contains "SIGTERM during a step: says its job was cancelled" \
+		"slurm: stopped by signal 15 (Terminated): job $job cancelled" "$(tail -n 1 "$tmp/stop.err")"
+	gone() { ! squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null | grep -q .; }
+	wait_for 30 gone || true
+	expect_eq "SIGTERM during a step: the job is CANCELLED in the cluster's log, nothing left running" \
+		"CANCELLED yes" \
+		"$(sed -n "s/^JobId=$job .* JobState=\([A-Z_]*\) .*/\1/p" "$jobcomp" | head -n 1) $(gone && echo yes || echo no)"
+else
+	kill "$gate_pid" 2>/dev/null
+	wait "$gate_pid"
+	fail "a step of the run to stop started within 120 s"
+fi
 
 # A config the executor cannot use: the key and why.
 printf '[executor]\n\tkind = cloud\n' >"$tmp/bad.conf"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,14 @@ void slurm_options_from_config(const struct executor_config *c, struct slurm_opt
 		.program = c->program, .node_cache = c->node_cache, .ccache = c->ccache,
 		.spool = c->spool, .workers = c->workers,
 	};
+}
+
+/* The signal that asked the gate to stop while steps ran, or 0. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
 }
 
 unsigned slurm_retries(const struct slurm_options *opts)
@@ -234,7 +243,7 @@ static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_signal)
 		;
 }
 
@@ -436,12 +445,43 @@ static void run_ended(const struct slurm_options *opts, struct run *run)
 	run->active = false;
 }
 
+/* Every job still running is cancelled: the gate was asked to stop. */
+static void cancel_all(struct run *runs, size_t k)
+{
+	for (size_t i = 0; i < k; i++) {
+		struct run *run = &runs[i];
+		struct slurm_attempt *a;
+
+		if (!run->active)
+			continue;
+		a = &run->out->attempts[run->out->n - 1];
+		cancel(a->job);
+		snprintf(a->state, sizeof(a->state), "CANCELLED");
+		snprintf(a->why, sizeof(a->why), "the gate got signal %d", (int)stop_signal);
+		strbuf_addf(run->err, "slurm: stopped by signal %d (%s): job %s cancelled",
+			    (int)stop_signal, strsignal(stop_signal), a->job);
+		run->r = -EINTR;
+		run->active = false;
+	}
+}
+
 void slurm_run_steps(const struct slurm_options *opts, const char *const *dirs, size_t k,
 		     struct slurm_outcome *outs, int *results, struct strbuf *errs)
 {
+	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction on = { .sa_handler = on_stop }, old[3];
 	struct run *runs = xcalloc(k ? k : 1, sizeof(*runs));
 	double start = now_seconds();
 	size_t active = 0;
+
+	/* asked to stop, the gate cancels its jobs first (a signal it ignores stays ignored) */
+	stop_signal = 0;
+	sigemptyset(&on.sa_mask);
+	for (size_t i = 0; i < 3; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &on, NULL);
+	}
 
 	for (size_t i = 0; i < k; i++) {
 		struct run *run = &runs[i];
@@ -465,6 +505,10 @@ void slurm_run_steps(const struct slurm_options *opts, const char *const *dirs, 
 			active += runs[i].active;
 		if (!active)
 			break;
+		if (stop_signal) {
+			cancel_all(runs, k);
+			continue;
+		}
 		/* often at first: most steps are short, and the wait is overhead */
 		sleep_ms(now - start < 5 ? 100 : now - start < 60 ? 250 : 1000);
 		for (size_t i = 0; i < k; i++) {
@@ -484,6 +528,9 @@ void slurm_run_steps(const struct slurm_options *opts, const char *const *dirs, 
 			}
 		}
 	}
+	for (size_t i = 0; i < 3; i++)
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &old[i], NULL);
 	for (size_t i = 0; i < k; i++) {
 		results[i] = runs[i].r;
 		strbuf_release(&runs[i].exclude);

@@ -19,6 +19,10 @@
  * down). Its result.json, if any, is never read. Every attempt is kept
  * in the outcome, with its job id, how it ended and on which node.
  *
+ * A SIGINT, SIGTERM or SIGHUP while jobs run cancels them (scancel), and
+ * the steps end with -EINTR: the gate stops without a verdict and leaves
+ * nothing running on the cluster.
+ *
  *   slurm_options_from_config()  the options of a config's [executor]
  *   slurm_run_step()             submit, wait, retry; 0 once a result.json is there
  *   slurm_run_steps()            the same for several step folders at once
@@ -73,9 +77,9 @@ void slurm_options_from_config(const struct executor_config *c, struct slurm_opt
 /*
  * Run the step in @dir (a folder every node sees) as a job, retried as
  * above. 0 when the last attempt left @dir/result.json; -EIO when every
- * attempt failed, -ENOENT when Slurm's commands are missing, other
- * -errno when a command failed: @err says which and why, and @out lists
- * the attempts either way.
+ * attempt failed, -EINTR when a signal stopped it (its job cancelled),
+ * -ENOENT when Slurm's commands are missing, other -errno when a command
+ * failed: @err says which and why, and @out lists the attempts either way.
  */
 int slurm_run_step(const struct slurm_options *opts, const char *dir,
 		   struct slurm_outcome *out, struct strbuf *err);
