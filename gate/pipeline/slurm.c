@@ -102,9 +102,10 @@ static int write_job_script(const struct slurm_options *opts, const char *dir, c
 	if (!program) {
 		len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		if (len < 0) {
-			strbuf_addf(err, "slurm: cannot read /proc/self/exe: %s", strerror(errno));
+			r = -errno;
+			strbuf_addf(err, "slurm: cannot read /proc/self/exe: %s", strerror(-r));
 			free(path);
-			return -errno;
+			return r;
 		}
 		self[len] = '\0';
 		/* rebuilt since it started: the path holds the new binary */
