@@ -48,6 +48,18 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# free_port_pair: a loopback port nobody listens on, and the next one free
+# too (tools/slurm-cluster's slurmctld and slurmd).
+free_port_pair() {
+	local port
+	for _ in $(seq 20); do
+		port=$(free_port)
+		[ "$port" -lt 65534 ] &&
+			! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$((port + 1))" 2>/dev/null && break
+	done
+	echo "$port"
+}
+
 # wait_for SECONDS COMMAND...: polls until COMMAND succeeds; 1 on timeout.
 wait_for() {
 	local limit=$1

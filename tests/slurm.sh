@@ -28,11 +28,8 @@ export SLURM_CLUSTER_DIR=$tmp/cluster
 # munged wants every folder above its socket searchable by all.
 chmod a+x "$tmp"
 
-# Two free ports in a row, slurmctld's and slurmd's.
-for _ in $(seq 20); do
-	port=$(free_port)
-	[ "$port" -lt 65534 ] && ! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$((port + 1))" 2>/dev/null && break
-done
+# slurmctld's port, and slurmd's after it
+port=$(free_port_pair)
 export SLURM_CLUSTER_PORT=$port
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 

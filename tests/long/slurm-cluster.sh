@@ -30,11 +30,8 @@ expect_exit0() {
 	[ "$2" -eq 0 ] || sed 's/^/# /' "$3" | tail -n 20
 }
 
-# Two free ports in a row, slurmctld's and slurmd's.
-for _ in $(seq 20); do
-	port=$(free_port)
-	[ "$port" -lt 65534 ] && ! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$((port + 1))" 2>/dev/null && break
-done
+# slurmctld's port, and slurmd's after it
+port=$(free_port_pair)
 export SLURM_CLUSTER_PORT=$port
 
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
