@@ -95,6 +95,10 @@ CONF
 	expect_eq "full cache: the retried job's verdict" pass \
 		"$(curl -s "$base/api/runs/$(curl -s "$base/api/jobs/$job" | jq -r .run)" | jq -r .verdict)"
 	grep -v '^#' "$tmp/full.log" | tail -n 12 | sed 's/^/# daemon: /'
+	kill "$daemon" 2>/dev/null
+	wait "$daemon" 2>/dev/null
+	expect_eq "full cache: the database is intact (integrity_check)" ok \
+		"$(sqlite3 "$db" 'PRAGMA integrity_check')"
 }
 if [ "${1:-}" = --full-cache ]; then
 	full_cache
@@ -372,6 +376,8 @@ expect_contains "symlinks: a patch writing through a link it makes" \
 expect_contains "symlinks: a patch writing through a link of the packaged tree" \
 	"scripts/dtc/include-prefixes/dt-bindings/bg-new.h: beyond a symbolic link: scripts/dtc/include-prefixes/dt-bindings is a symlink" "$out"
 expect_eq "symlinks: nothing was written outside the tree" "" "$(ls -A "$victim")"
+expect_eq "flood, symlinks: the database is intact (integrity_check)" ok \
+	"$(sqlite3 "$db" 'PRAGMA integrity_check')"
 
 # ---- §5b-d: one daemon, four queues ---------------------------------------
 # "good" gets a webhook while another process holds the database's write
@@ -507,6 +513,8 @@ expect_eq "receiver back: sent after $failed_attempts refused attempts" "sent $(
 	"$(dbq "SELECT state, attempts FROM outbox WHERE run_id = $run" | tr '|' ' ')"
 kill "$daemon" 2>/dev/null
 wait "$daemon" 2>/dev/null
+expect_eq "lock, hang, gone, receiver down: the database is intact (integrity_check)" ok \
+	"$(dbq 'PRAGMA integrity_check')"
 echo "# daemon faults: $(($(date +%s) - started)) s"
 
 # §6: kill -9 at each stage, in a process of its own (its own traps).

@@ -203,3 +203,5 @@ done
 expect_eq "SIGTERM: the daemon stops within 20 s, status 0" 0 "$status"
 [ "$status" = timeout ] || daemon=
 expect_contains "SIGTERM: STOPPING=1 told to systemd" "STOPPING=1" "$(cat "$tmp/notify.log")"
+expect_eq "after the 45 s lock and the stuck loop: both databases are intact (integrity_check)" "ok ok" \
+	"$(sqlite3 "$db" 'PRAGMA integrity_check') $(sqlite3 "$tmp/stuck.db" 'PRAGMA integrity_check')"

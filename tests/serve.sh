@@ -306,3 +306,5 @@ expect_eq "retry: the job not yet due runs again in the end" "done 2" \
 	"$(wait_job "$recent") $(curl -s "$base/api/jobs/$recent" | jq -r .attempts)"
 expect_eq "retry: it started at its next try, 30 to 40 s after its attempt ended" 1 \
 	"$(sqlite3 "$tmp/gate.db" "SELECT strftime('%s', started_at) - $ended BETWEEN 30 AND 40 FROM job WHERE id = $recent")"
+expect_eq "after the kill -9 and the retries: the database is intact (integrity_check)" ok \
+	"$(sqlite3 "$tmp/gate.db" 'PRAGMA integrity_check')"

@@ -40,8 +40,9 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	if (check) {
-		printf("%s: ok, %zu queue%s, listen %s:%u, database %s\n", path, cfg.n_queues,
-		       cfg.n_queues == 1 ? "" : "s", cfg.listen_host, cfg.listen_port, cfg.database);
+		printf("%s: ok, %zu queue%s, listen %s:%u, database %s, %u worker%s\n", path,
+		       cfg.n_queues, cfg.n_queues == 1 ? "" : "s", cfg.listen_host, cfg.listen_port,
+		       cfg.database, cfg.workers, cfg.workers == 1 ? "" : "s");
 		status = 0;
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include "daemon/serve.h"
 #include "output/page.h"
 #include "parse/webhook.h"
+#include "pipeline/target.h"
 #include "record/db.h"
 #include "record/history.h"
 #include "record/jobs.h"
@@ -481,13 +482,37 @@ static int start_http(struct server *s, struct strbuf *err)
 	return 0;
 }
 
-/* The worker: one job, in a child of its own. */
+/*
+ * A worker: one job, in a child of its own. Up to [server] workers of them
+ * run at once, each a job of another queue (jobs.h: jobs_next_queued()).
+ */
 struct worker {
 	struct child child;
-	int64_t job;		/* 0: no worker */
+	int64_t job;		/* 0: idle */
+	char *tree;		/* the tarball its queue gates against (NULL: unknown) */
 	char id[32], exe[4096];
 	const char *argv[7];
 };
+
+/*
+ * The tarball @q gates against, as its job resolves it (target.h); NULL
+ * when the queue's tree is not valid (its job says why). Jobs on one tree
+ * share its cache, whose lock serializes their builds (kernel.h).
+ */
+static char *queue_tree(const struct queue_config *q)
+{
+	struct target t = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	char *tarball = NULL;
+
+	if (target_resolve(&t, q->tree, q->series, &err) == 0) {
+		tarball = t.tarball;
+		t.tarball = NULL;
+	}
+	target_release(&t);
+	strbuf_release(&err);
+	return tarball;
+}
 
 /*
  * The worker execs a fresh `backport-gate job` at once: after fork() in a
@@ -521,6 +546,14 @@ static int start_worker(struct server *s, int64_t job, struct worker *w)
 	}
 	w->job = job;
 	return 0;
+}
+
+/* The worker is idle again. */
+static void worker_clear(struct worker *w)
+{
+	w->job = 0;
+	free(w->tree);
+	w->tree = NULL;
 }
 
 /*
@@ -638,18 +671,32 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 	}
 }
 
-/* systemctl status says what the worker said last (jobs.h: its progress), when that changed. */
-static void worker_status(struct server *s, int64_t job, struct strbuf *last)
+/*
+ * systemctl status says what each running job's worker said last (jobs.h:
+ * its progress), when that changed.
+ */
+static void workers_status(struct server *s, const struct worker *w, size_t n, struct strbuf *last)
 {
-	json_t *o = jobs_get_json(s->db, job);
-	const char *progress = json_string_value(json_object_get(o, "progress"));
+	struct strbuf now = STRBUF_INIT;
 
-	if (progress && strcmp(progress, last->buf) != 0) {
-		sd_notifyf(0, "STATUS=gating job %lld: %s", (long long)job, progress);
-		strbuf_reset(last);
-		strbuf_adds(last, progress);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o;
+		const char *progress;
+
+		if (!w[i].job)
+			continue;
+		o = jobs_get_json(s->db, w[i].job);
+		progress = json_string_value(json_object_get(o, "progress"));
+		strbuf_addf(&now, "%sjob %lld: %s", now.len ? "; " : "gating ", (long long)w[i].job,
+			    progress ? progress : "building and booting");
+		json_decref(o);
 	}
-	json_decref(o);
+	if (strcmp(now.buf, last->buf) != 0) {
+		sd_notifyf(0, "STATUS=%s", now.len ? now.buf : "idle");
+		strbuf_reset(last);
+		strbuf_adds(last, now.buf);
+	}
+	strbuf_release(&now);
 }
 
 static char *strdup_or_null(const char *s)
@@ -806,10 +853,96 @@ static uint64_t monotonic_usec(void)
  * at the end of a turn, and only there: a loop that stops turning stops
  * the pings, and systemd restarts the daemon.
  */
+/* The tree job @job's queue gates against (queue_tree()); NULL when not known. */
+static char *job_tree(struct server *s, int64_t job)
+{
+	struct strbuf err = STRBUF_INIT;
+	const struct queue_config *q;
+	char *queue = NULL, *tree = NULL;
+
+	if (jobs_get_queue(s->db, job, &queue, &err) == 0 && queue &&
+	    (q = config_queue(&s->cfg, queue)))
+		tree = queue_tree(q);
+	free(queue);
+	strbuf_release(&err);
+	return tree;
+}
+
+struct busy_trees {
+	struct server *s;
+	const struct worker *w;
+	size_t n;
+};
+
+/* jobs_next_queued()'s skip: @queue gates against a tree a running job holds. */
+static bool tree_busy(void *arg, const char *queue)
+{
+	const struct busy_trees *b = arg;
+	const struct queue_config *q = config_queue(&b->s->cfg, queue);
+	char *tree = q ? queue_tree(q) : NULL;
+	bool busy = false;
+
+	for (size_t i = 0; tree && !busy && i < b->n; i++)
+		busy = b->w[i].job && b->w[i].tree && strcmp(b->w[i].tree, tree) == 0;
+	free(tree);
+	return busy;
+}
+
+/*
+ * Start queued jobs while fewer than [server] workers run. A job whose
+ * tree another job holds would wait for that tree's cache lock with a
+ * worker of its own (its fetch at least goes ahead), so one starts only
+ * while a second worker stays free for jobs on other trees.
+ */
+static void start_jobs(struct server *s, struct worker *w, size_t n, time_t now,
+		       struct pending_move *pending)
+{
+	struct busy_trees busy = { s, w, n };
+
+	for (;;) {
+		size_t running = 0, idle = n;
+		int64_t job = 0;
+		int r;
+
+		for (size_t i = 0; i < n; i++) {
+			if (w[i].job)
+				running++;
+			else if (idle == n)
+				idle = i;
+		}
+		if (running >= s->cfg.workers || idle == n)
+			return;
+		r = jobs_next_queued(s->db, now, tree_busy, &busy, &job);
+		if (r == 0 && !job && s->cfg.workers - running >= 2)
+			r = jobs_next_queued(s->db, now, NULL, NULL, &job);
+		if (r < 0)
+			fprintf(stderr, "looking for a queued job: %s\n", jobs_strerror(s->db, r));
+		/* locked: it stays queued, and is started on a later turn */
+		if (r < 0 || !job || job_moved(s, job, "marking it running", jobs_start(s->db, job)) < 0)
+			return;
+		if (start_worker(s, job, &w[idle]) < 0) {
+			move_job(s, pending, job, requeue_job, "queueing it again");
+			return;
+		}
+		w[idle].tree = job_tree(s, job);
+		fprintf(stderr, "job %lld: started worker %d (%zu of %u running)\n", (long long)job,
+			(int)w[idle].child.pid, running + 1, s->cfg.workers);
+	}
+}
+
+/*
+ * The main loop. Every step of a turn is bounded well under a second: a
+ * child is looked at without waiting, a write waits LOOP_BUSY_MS at most
+ * for a lock (and is tried again on a later turn), and nothing here
+ * touches the network (the notifier thread does). The watchdog is pinged
+ * at the end of a turn, and only there: a loop that stops turning stops
+ * the pings, and systemd restarts the daemon.
+ */
 static int serve_loop(struct server *s)
 {
 	time_t next_poll[CONFIG_MAX_QUEUES] = { 0 };
-	struct worker worker = { .job = 0 };
+	struct worker workers[CONFIG_SERVER_WORKERS_MAX] = { 0 };
+	const size_t n_workers = CONFIG_SERVER_WORKERS_MAX;
 	struct pending_move pending = { .job = 0 };
 	struct child_result res;
 	uint64_t watchdog_usec = 0, last_ping = 0;
@@ -819,6 +952,7 @@ static int serve_loop(struct server *s)
 	sd_watchdog_enabled(0, &watchdog_usec);
 	while (!stop_requested) {
 		time_t now = time(NULL);
+		bool ended = false;
 
 		if (reload_requested) {
 			struct gate_config fresh;
@@ -832,7 +966,8 @@ static int serve_loop(struct server *s)
 				s->cfg = fresh;
 				pthread_rwlock_unlock(&s->lock);
 				memset(next_poll, 0, sizeof(next_poll));
-				fprintf(stderr, "reloaded %s: %zu queues\n", s->cfg.path, s->cfg.n_queues);
+				fprintf(stderr, "reloaded %s: %zu queues, %u workers\n", s->cfg.path,
+					s->cfg.n_queues, s->cfg.workers);
 			} else {
 				fprintf(stderr, "reload refused, keeping the running configuration: %s\n", err.buf);
 			}
@@ -841,34 +976,22 @@ static int serve_loop(struct server *s)
 		}
 		if (pending.job)
 			move_job(s, &pending, pending.job, pending.move, pending.what);
-		if (worker.job && child_wait(&worker.child, 0, &res) == 1) {
-			worker_ended(s, worker.job, &res, &pending);
-			worker.job = 0;
-			sd_notify(0, "STATUS=idle");
-			/* its verdict came with its notifications */
-			notifier_wake(&s->notifier);
+		for (size_t i = 0; i < n_workers; i++) {
+			if (!workers[i].job || child_wait(&workers[i].child, 0, &res) != 1)
+				continue;
+			worker_ended(s, workers[i].job, &res, &pending);
+			worker_clear(&workers[i]);
+			ended = true;
 		}
+		/* its verdict came with its notifications */
+		if (ended)
+			notifier_wake(&s->notifier);
 		pthread_rwlock_rdlock(&s->lock);
 		poll_queues(s, now, next_poll);
-		if (!worker.job && !pending.job) {
-			int64_t job = 0;
-			int r = jobs_next_queued(s->db, now, &job);
-
-			if (r < 0)
-				fprintf(stderr, "looking for a queued job: %s\n", jobs_strerror(s->db, r));
-			/* locked: it stays queued, and is started on a later turn */
-			if (job && job_moved(s, job, "marking it running", jobs_start(s->db, job)) == 0) {
-				if (start_worker(s, job, &worker) < 0) {
-					move_job(s, &pending, job, requeue_job, "queueing it again");
-				} else {
-					sd_notifyf(0, "STATUS=gating job %lld (building and booting)", (long long)job);
-					fprintf(stderr, "job %lld: started worker %d\n", (long long)job,
-						(int)worker.child.pid);
-				}
-			}
-		}
-		if (worker.job && now - last_status >= 5) {
-			worker_status(s, worker.job, &status);
+		if (!pending.job)
+			start_jobs(s, workers, n_workers, now, &pending);
+		if (ended || now - last_status >= 5) {
+			workers_status(s, workers, n_workers, &status);
 			last_status = now;
 		}
 		pthread_rwlock_unlock(&s->lock);
@@ -880,11 +1003,14 @@ static int serve_loop(struct server *s)
 	}
 	sd_notify(0, "STOPPING=1");
 	strbuf_release(&status);
-	if (worker.job) {
-		child_kill(&worker.child, &res);
+	for (size_t i = 0; i < n_workers; i++) {
+		if (!workers[i].job)
+			continue;
+		child_kill(&workers[i].child, &res);
 		/* interrupted: it runs again after the restart (jobs_recover() if this fails) */
-		job_moved(s, worker.job, "queueing it again for after the restart",
-			  jobs_interrupted(s->db, worker.job));
+		job_moved(s, workers[i].job, "queueing it again for after the restart",
+			  jobs_interrupted(s->db, workers[i].job));
+		worker_clear(&workers[i]);
 	}
 	if (pending.job)
 		job_moved(s, pending.job, pending.what, pending.move(s, pending.job));

@@ -3,9 +3,13 @@
  * serve: the daemon. One process holds the HTTP side (libmicrohttpd, its
  * own thread) and the main loop (signals, queue polling, scheduling, the
  * notification outbox); each job runs in a worker child (fork, then exec
- * of `backport-gate job`, which runs job.h's job_execute()), so a crash or hang in a job never takes the
- * HTTP side down, and a kill of the daemon takes its worker with it
- * (PR_SET_PDEATHSIG).
+ * of `backport-gate job`, which runs job.h's job_execute()), so a crash or
+ * hang in a job never takes the HTTP side down, and a kill of the daemon
+ * takes its workers with it (PR_SET_PDEATHSIG). Up to [server] workers
+ * jobs run at once, never two of one queue (jobs.h); jobs on one kernel
+ * tree take turns at its cache lock (kernel.h), so the loop starts one
+ * whose tree is in use only while another worker stays free for the
+ * jobs of other trees.
  *
  * Threads: the main loop, libmicrohttpd's pool and the notifier (which
  * sends the outbox, daemon/outbox.h). Each has its own SQLite connection;

@@ -121,6 +121,16 @@ int config_parse_workers(const char *v, unsigned *ret)
 	return parse_count(v, 1, CONFIG_EXECUTOR_WORKERS_MAX, ret) ? 0 : -EINVAL;
 }
 
+unsigned config_default_workers(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long w = cpus / 2;
+
+	if (w < 1)
+		return 1;
+	return w > CONFIG_SERVER_WORKERS_MAX ? CONFIG_SERVER_WORKERS_MAX : (unsigned)w;
+}
+
 /*
  * A duration: whole seconds, or a number with s, m, h or d. At least one
  * second and at most a year: a ceiling past that is a typo.
@@ -213,6 +223,14 @@ static void server_key(struct loader *l, const char *key, const char *value)
 			     "(seconds, or a number with s, m, h or d)", value);
 		else
 			c->retry_max = n;
+	} else if (!strcmp(key, "workers")) {
+		unsigned w;
+
+		if (!parse_count(value, 1, CONFIG_SERVER_WORKERS_MAX, &w))
+			fail(l, "server", NULL, key, "'%s' is not a number of workers (1 to %d)", value,
+			     CONFIG_SERVER_WORKERS_MAX);
+		else
+			c->workers = w;
 	} else if (!strcmp(key, "drop-on-quirk")) {
 		int b;
 
@@ -523,6 +541,8 @@ int config_load(const char *path, struct gate_config *ret, struct strbuf *err)
 		ret->max_body = 1 << 20;
 	if (!ret->retry_max)
 		ret->retry_max = CONFIG_RETRY_MAX_DEFAULT;
+	if (!ret->workers)
+		ret->workers = config_default_workers();
 	for (size_t i = 0; i < ret->n_queues; i++)
 		if (!ret->queues[i].url) {
 			strbuf_addf(err, "%s:%u: queue.%s: has no url", path,

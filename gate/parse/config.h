@@ -7,7 +7,10 @@
  *   [server]  listen, database, cache, max-body, drop-on-quirk,
  *             retry-max (a duration: seconds, or a number with s, m, h
  *             or d; how long after its first failed attempt a job
- *             without a verdict is still retried, record/jobs.h)
+ *             without a verdict is still retried, record/jobs.h),
+ *             workers (jobs of different queues at once, 1 to
+ *             CONFIG_SERVER_WORKERS_MAX; default one per two online
+ *             CPUs, at least one)
  *   [queue "NAME"]  url, ref, series, tree, poll, secret, notify (repeatable),
  *                   review-list (an address list: the queue's runs are
  *                   answered by mail, To: this list and [report] to),
@@ -78,6 +81,7 @@ struct report_config {
  */
 #define CONFIG_EXECUTOR_RETRIES_MAX 9
 #define CONFIG_EXECUTOR_WORKERS_MAX 64
+#define CONFIG_SERVER_WORKERS_MAX 16
 struct executor_config {
 	bool slurm;		/* kind = slurm */
 	char *partition, *memory;
@@ -98,6 +102,7 @@ struct gate_config {
 	size_t max_body;	/* default 1 MiB */
 	bool drop_on_quirk;
 	long long retry_max;	/* seconds; default CONFIG_RETRY_MAX_DEFAULT */
+	unsigned workers;	/* jobs at once; default config_default_workers() */
 	struct queue_config queues[CONFIG_MAX_QUEUES];
 	size_t n_queues;
 	struct report_config report;
@@ -123,5 +128,8 @@ int config_parse_check_max(const char *v, unsigned *ret);
 
 /* [executor] workers, as `run --workers` takes it: 1 to CONFIG_EXECUTOR_WORKERS_MAX. */
 int config_parse_workers(const char *v, unsigned *ret);
+
+/* [server] workers when not set: one per two online CPUs, at least one, at most the limit. */
+unsigned config_default_workers(void);
 
 #endif

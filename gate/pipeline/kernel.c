@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "basic/hash.h"
+#include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/defaults.h"
@@ -74,6 +75,7 @@ static int check_packages(const struct kernel_env *env, struct strbuf *err)
 static int take_lock(struct kernel_env *env, struct strbuf *err)
 {
 	char *path = xasprintf("%s/lock", env->dir);
+	struct progress *progress = progress_stderr();
 	int waited = 0;
 
 	env->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -83,14 +85,26 @@ static int take_lock(struct kernel_env *env, struct strbuf *err)
 		return -errno;
 	}
 	while (flock(env->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		if (waited++ >= LOCK_WAIT_SEC) {
+		if (waited >= LOCK_WAIT_SEC) {
+			progress_end(progress);
 			strbuf_addf(err, "cache: %s is held by another run (waited %d s)", path,
 				    LOCK_WAIT_SEC);
 			free(path);
 			return -EBUSY;
 		}
+		/* said, for a daemon's job (its page) as for a terminal: another run goes first */
+		if (!waited) {
+			fprintf(stderr, "cache: %s is held by another run; waiting for it (at most %d s)\n",
+				path, LOCK_WAIT_SEC);
+			progress_begin(progress, "cache held by", "other run", 0, 0);
+			progress_update(progress, 1);
+		}
 		sleep(1);
+		progress_update(progress, 1);
+		waited++;
 	}
+	if (waited)
+		progress_end(progress);
 	free(path);
 	return 0;
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <git2.h>
@@ -166,6 +168,49 @@ static int fetch_in_child(void *arg)
 }
 
 /*
+ * The lock of @url's clone in @cache (a file next to it), taken within
+ * @timeout seconds: the daemon's workers may fetch one repository for
+ * two queues at once, and git's own ref locks would fail the second.
+ * The open descriptor, closed to release it, or -errno with @err.
+ */
+static int lock_clone(const char *url, const char *cache, int timeout, struct strbuf *err)
+{
+	char *repo = fetch_path(url, cache), *path = xasprintf("%s.lock", repo);
+	char *parent = xasprintf("%s/queues", cache);
+	int fd, waited_ms = 0;
+
+	mkdir(cache, 0755);
+	mkdir(parent, 0755);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fd = -errno;
+		strbuf_addf(err, "%s: cannot open %s: %s", url, path, strerror(errno));
+		goto out;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			strbuf_addf(err, "%s: cannot lock %s: %s", url, path, strerror(errno));
+			close(fd);
+			fd = -EIO;
+			goto out;
+		}
+		if (waited_ms >= timeout * 1000) {
+			strbuf_addf(err, "%s: another fetch of it held %s for %d s", url, path, timeout);
+			close(fd);
+			fd = -ETIMEDOUT;
+			goto out;
+		}
+		usleep(100 * 1000);
+		waited_ms += 100;
+	}
+out:
+	free(repo);
+	free(path);
+	free(parent);
+	return fd;
+}
+
+/*
  * fetch() in a child process stopped at the deadline: libgit2 1.5 has no
  * network timeout, and a server that accepts and never answers would
  * hold the job, and every queue behind it, forever. BG_FETCH_TIMEOUT
@@ -183,8 +228,12 @@ static int fetch_bounded(const char *url, const char *cache, git_repository **re
 			   .timeout_sec = timeout };
 	struct child_result res;
 	char *path;
-	int r = 0;
+	int lock_fd, r = 0;
 
+	/* Queues on one repository share its clone: one fetch into it at a time. */
+	lock_fd = lock_clone(url, cache, timeout, err);
+	if (lock_fd < 0)
+		return lock_fd;
 	strbuf_init(&why, 4096);
 	r = child_run(&c, &res);
 	if (r < 0) {
@@ -198,14 +247,15 @@ static int fetch_bounded(const char *url, const char *cache, git_repository **re
 		r = -EIO;
 	}
 	strbuf_release(&why);
-	if (r < 0)
-		return r;
-	path = fetch_path(url, cache);
-	if (git_repository_open_bare(ret, path) < 0) {
-		git_error_add(err, path);
-		r = -EIO;
+	if (r == 0) {
+		path = fetch_path(url, cache);
+		if (git_repository_open_bare(ret, path) < 0) {
+			git_error_add(err, path);
+			r = -EIO;
+		}
+		free(path);
 	}
-	free(path);
+	close(lock_fd);
 	return r;
 }
 

@@ -211,7 +211,8 @@ long long jobs_retry_delay(long long failed_attempts)
 	return delay < JOBS_RETRY_CAP ? delay : JOBS_RETRY_CAP;
 }
 
-int jobs_next_queued(sqlite3 *db, time_t now, int64_t *ret_job)
+int jobs_next_queued(sqlite3 *db, time_t now, bool (*skip)(void *arg, const char *queue),
+		     void *arg, int64_t *ret_job)
 {
 	char at[JOBS_TIME_MAX];
 	sqlite3_stmt *st;
@@ -220,12 +221,16 @@ int jobs_next_queued(sqlite3 *db, time_t now, int64_t *ret_job)
 	*ret_job = 0;
 	iso_time(now, at);
 	/* the text form orders as the times do */
-	if (sql_prepare(db, &st, "SELECT id FROM job WHERE state = 'queued' AND "
-			"(next_try_at IS NULL OR next_try_at <= ?) ORDER BY id LIMIT 1", "s", at) < 0)
+	if (sql_prepare(db, &st, "SELECT id, queue FROM job WHERE state = 'queued' AND "
+			"(next_try_at IS NULL OR next_try_at <= ?) AND queue NOT IN "
+			"(SELECT queue FROM job WHERE state = 'running') ORDER BY id", "s", at) < 0)
 		return -EIO;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (skip && skip(arg, (const char *)sqlite3_column_text(st, 1)))
+			continue;
 		*ret_job = sqlite3_column_int64(st, 0);
+		break;
+	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }

@@ -75,9 +75,12 @@ int jobs_get_thread(sqlite3 *db, int64_t job, char **ret_in_reply_to, char **ret
 
 /*
  * The oldest queued job due at @now into *ret_job (0: none): one waiting
- * to retry is not due before its next_try_at.
+ * to retry is not due before its next_try_at, and one whose queue has a
+ * job running waits for it (a queue's jobs run one at a time, in order).
+ * @skip, when given, passes over the jobs of the queues it says yes to.
  */
-int jobs_next_queued(sqlite3 *db, time_t now, int64_t *ret_job);
+int jobs_next_queued(sqlite3 *db, time_t now, bool (*skip)(void *arg, const char *queue),
+		     void *arg, int64_t *ret_job);
 /* *ret_pending: @queue has a job queued or running. */
 int jobs_queue_pending(sqlite3 *db, const char *queue, bool *ret_pending);
 

@@ -60,7 +60,37 @@ static void test_good_file_loads(void **state)
 	assert_int_equal(cfg.n_queues, 1);
 	assert_string_equal(config_queue(&cfg, "stable-6.1")->url, "/srv/stable-queue");
 	assert_int_equal(cfg.retry_max, 6 * 3600);
+	assert_int_equal(cfg.workers, config_default_workers());
 	config_release(&cfg);
+	strbuf_release(&err);
+}
+
+/* [server] workers: 1 to CONFIG_SERVER_WORKERS_MAX; the default one per two CPUs, at least one. */
+static void test_server_workers(void **state)
+{
+	static const char *const bad[] = { "0", "17", "-1", "two", "", "4x" };
+	struct strbuf err = STRBUF_INIT;
+	struct gate_config cfg;
+	char text[256], want[256];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	(void)state;
+	assert_int_equal(config_default_workers(), cpus >= 4 ? cpus / 2 > 16 ? 16 : cpus / 2 : 1);
+	write_config("[server]\n\tcache = /var/cache/x\n\tworkers = 16\n");
+	assert_int_equal(config_load(path, &cfg, &err), 0);
+	assert_int_equal(cfg.workers, 16);
+	config_release(&cfg);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[server]\n\tcache = /var/cache/x\n\tworkers = %s\n", bad[i]);
+		write_config(text);
+		strbuf_reset(&err);
+		assert_int_equal(config_load(path, &cfg, &err), -EINVAL);
+		snprintf(want, sizeof(want), "%s:3: server.workers: '%s' is not a number of workers "
+			 "(1 to 16)", path, bad[i]);
+		if (strcmp(err.buf, want) != 0)
+			fail_msg("workers = %s: expected \"%s\", got \"%s\"", bad[i], want, err.buf);
+		assert_empty(&cfg);
+	}
 	strbuf_release(&err);
 }
 
@@ -341,6 +371,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_file_loads),
 		cmocka_unit_test(test_retry_max),
+		cmocka_unit_test(test_server_workers),
 		cmocka_unit_test(test_bad_key_leaves_nothing),
 		cmocka_unit_test(test_tree_per_queue),
 		cmocka_unit_test(test_queue_without_url_leaves_nothing),

@@ -54,7 +54,7 @@ static int64_t next_queued_at(sqlite3 *db, time_t now)
 {
 	int64_t job = -1;
 
-	assert_int_equal(jobs_next_queued(db, now, &job), 0);
+	assert_int_equal(jobs_next_queued(db, now, NULL, NULL, &job), 0);
 	return job;
 }
 
@@ -183,7 +183,8 @@ static void test_supersede(void **state)
 	a3 = enqueue(f->db, "6.1", "poll", NULL, NULL);
 	assert_field(f->db, a2, "state", "running");
 	assert_field(f->db, a3, "state", "queued");
-	assert_int_equal(next_queued(f->db), a3);
+	/* not while its queue's a2 runs */
+	assert_int_equal(next_queued(f->db), 0);
 }
 
 /* A webhook delivery seen before gives its job back, and queues nothing. */
@@ -373,6 +374,38 @@ static void test_retry_waits_behind(void **state)
 	assert_int_equal(jobs_start(f->db, b), 0);
 	assert_int_equal(next_queued_at(f->db, t + 29), 0);
 	assert_int_equal(next_queued_at(f->db, t + 30), a);
+}
+
+static bool skip_queue(void *arg, const char *queue)
+{
+	return strcmp(queue, arg) == 0;
+}
+
+/*
+ * Several workers: a queue's jobs run one at a time, so the next one is
+ * another queue's while it has a job running; the daemon's @skip (a
+ * queue whose tree is busy) passes over a queue, and the caller may ask
+ * again without it.
+ */
+static void test_one_per_queue(void **state)
+{
+	struct testdb *f = *state;
+	int64_t a1 = enqueue(f->db, "6.1", "poll", NULL, NULL), a2, b, job = -1;
+
+	assert_int_equal(jobs_start(f->db, a1), 0);
+	a2 = enqueue(f->db, "6.1", "webhook", NULL, NULL);
+	b = enqueue(f->db, "6.12", "poll", NULL, NULL);
+	assert_true(a2 < b);
+	assert_int_equal(next_queued(f->db), b);
+	assert_int_equal(jobs_next_queued(f->db, time(NULL), skip_queue, "6.12", &job), 0);
+	assert_int_equal(job, 0);
+	assert_int_equal(jobs_next_queued(f->db, time(NULL), skip_queue, "6.1", &job), 0);
+	assert_int_equal(job, b);
+	assert_int_equal(jobs_start(f->db, b), 0);
+	assert_int_equal(next_queued(f->db), 0);
+	/* 6.1's first job ends: its second is next */
+	assert_int_equal(jobs_worker_failed(f->db, a1, RETRY_MAX, time(NULL)), 0);
+	assert_int_equal(next_queued(f->db), a2);
 }
 
 /* A worker that could not be started: queued again 30 s later, the attempt counted. */
@@ -612,6 +645,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retries, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_retry_max, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_retry_waits_behind, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_one_per_queue, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_requeue, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_progress, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted, testdb_setup, testdb_teardown),
