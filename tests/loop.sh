@@ -85,7 +85,7 @@ wait_for 10 grep -q listening "$tmp/notify2.log" 2>/dev/null
 # (the sanitizer build wants its runtime first among the preloaded)
 asan=$(ldd "$gate" | awk '/libasan\.so/ { print $3 }')
 serve_watched "$tmp/stuck.conf" "$tmp/stuck.log" "$tmp/notify2.sock" 2000000 \
-	LD_PRELOAD="${asan:+$asan }$stall" BG_STALL_SQL="SELECT id FROM job WHERE state = 'queued'" \
+	LD_PRELOAD="${asan:+$asan }$stall" BG_STALL_SQL="SELECT id, queue FROM job WHERE state = 'queued'" \
 	BG_STALL_MARK="$tmp/stalled" BG_STALL_ARM="$tmp/arm"
 stuck=$watched
 wait_for 10 eval '[ "$(pings_after "$tmp/notify2.log" 0)" -ge 2 ]'
