@@ -845,14 +845,6 @@ static uint64_t monotonic_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/*
- * The main loop. Every step of a turn is bounded well under a second: a
- * child is looked at without waiting, a write waits LOOP_BUSY_MS at most
- * for a lock (and is tried again on a later turn), and nothing here
- * touches the network (the notifier thread does). The watchdog is pinged
- * at the end of a turn, and only there: a loop that stops turning stops
- * the pings, and systemd restarts the daemon.
- */
 /* The tree job @job's queue gates against (queue_tree()); NULL when not known. */
 static char *job_tree(struct server *s, int64_t job)
 {
