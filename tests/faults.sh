@@ -244,7 +244,20 @@ kill_nine() {
 
 	# while it builds (a kernel make: its argument O=), then a run to its end
 	kill_at_child "kill during the build" "$db" '^make .*O=' 1
+	# A kill cuts short the file make was writing; the one it left in CI
+	# was a .cmd file cut inside "$(wildcard ...)", which every later make
+	# in that directory stops on. Cut one the same way, as the kill would:
+	# the next run must not take that for the patch's build failure.
+	cmd=$(grep -l -F '$(wildcard' "$shared_cache"/linux-6.1/build/kernel/.*.o.cmd 2>/dev/null | head -n 1)
+	if [ -n "$cmd" ] && cut=$(grep -bo '\$(wildcard' "$cmd" | head -n 1 | cut -d: -f1) &&
+		[ -n "$cut" ]; then
+		head -c "$((cut + 12))" "$cmd" >"$tmp/cut.cmd" && cat "$tmp/cut.cmd" >"$cmd"
+	else
+		fail "kill during the build: a .cmd file in the build's kernel/ to cut"
+	fi
 	gate_full "after the kill during the build, a run on the same database" "$db" pass
+	expect_contains "after the kill during the build: the next make removed what the killed one wrote" \
+		"# build: an earlier make in $shared_cache/linux-6.1/build did not end" "$(cat "$tmp/kill.err")"
 	run_check "after the kill during the build" "$db"
 
 	# while it boots, on a database of its own (the kernels are built now)

@@ -148,7 +148,11 @@ fi
 # The node dies while a step builds (the revert on top of the 2019 change
 # is a tree the node has not built before): the job ends NODE_FAIL, and
 # the step is submitted again.
-gate died --queue "$queues/shebang-2019-reverted" --config "$tmp/gate.conf" &
+# (a subshell that exits with the gate's status: gate() itself returns 0)
+(
+	gate died --queue "$queues/shebang-2019-reverted" --config "$tmp/gate.conf"
+	exit "$status"
+) &
 gate_pid=$!
 building() { pgrep -f "make -C $node_cache/linux-6.1/src " >/dev/null; }
 if wait_for 600 building; then

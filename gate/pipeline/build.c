@@ -2,9 +2,12 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/progress.h"
@@ -52,6 +55,83 @@ static void build_tick(void *arg)
 	progress_update(progress_stderr(), w->objects);
 }
 
+/*
+ * A make that did not end by itself (killed with the gate, its node lost,
+ * stopped at its timeout) can leave files cut short: a .cmd file that
+ * every later make stops on ("unterminated variable reference"), an
+ * object newer than its sources that make would link. MAKE_MARK in a
+ * build directory says a make runs there. Whoever finds it before
+ * starting one removes every file written since the mark was made, and
+ * make writes them again; only .config (kconfig writes it whole, by a
+ * rename) and the gate's stamps (.bg-*, written the same way) stay.
+ */
+#define MAKE_MARK ".bg-make"
+
+static struct {
+	struct timespec since;
+	size_t top_len;
+	unsigned long removed;
+	int error;
+} scrub;
+
+static bool not_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
+static int scrub_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	const char *name = path + ftw->base;
+
+	if (type != FTW_F && type != FTW_SL)
+		return 0;
+	if (ftw->level == 1 && (!strcmp(name, ".config") || !strncmp(name, ".bg-", 4)))
+		return 0;
+	if (!not_before(&st->st_mtim, &scrub.since))
+		return 0;
+	if (unlink(path) == 0)
+		scrub.removed++;
+	else if (errno != ENOENT && !scrub.error)
+		scrub.error = errno;
+	return 0;
+}
+
+/*
+ * Make @build ready for a make: undo what an interrupted one left (see
+ * MAKE_MARK), then mark it. 0, or -errno with @err.
+ */
+static int make_begin(const char *build, const char *mark, struct strbuf *err)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(build, 0755) < 0 && errno != EEXIST) {
+		strbuf_addf(err, "build: cannot create %s: %s", build, strerror(errno));
+		return -errno;
+	}
+	if (stat(mark, &st) == 0) {
+		scrub.since = st.st_mtim;
+		scrub.removed = 0;
+		scrub.error = 0;
+		if (nftw(build, scrub_one, 32, FTW_PHYS) < 0 && !scrub.error)
+			scrub.error = errno;
+		if (scrub.error) {
+			strbuf_addf(err, "build: an earlier make in %s did not end, and what it "
+				    "wrote cannot be removed: %s", build, strerror(scrub.error));
+			return -scrub.error;
+		}
+		fprintf(stderr, "# build: an earlier make in %s did not end (killed or stopped "
+			"at its timeout): removed the %lu files it wrote, to be made again\n",
+			build, scrub.removed);
+	}
+	fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || futimens(fd, NULL) < 0 || close(fd) < 0) {
+		strbuf_addf(err, "build: cannot write %s: %s", mark, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 int kernel_make(struct kernel_env *env, const char *src, const char *build,
 		const char *const *targets, const char *log, int timeout_sec,
 		void (*tick)(void *tick_arg), void *tick_arg,
@@ -61,6 +141,7 @@ int kernel_make(struct kernel_env *env, const char *src, const char *build,
 	char *jobs = xasprintf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	char *ccache_dir = xasprintf("CCACHE_DIR=%s", env->ccache_dir);
 	char *cc = xasprintf("CC=%s", env->cc);
+	char *mark = xasprintf("%s/%s", build, MAKE_MARK);
 	size_t n_targets = 0, n = 0, e = 0;
 	const char **argv, *envv[8];
 	struct child c = { .env = envv, .output_path = log, .timeout_sec = timeout_sec };
@@ -83,13 +164,24 @@ int kernel_make(struct kernel_env *env, const char *src, const char *build,
 		envv[e++] = kbuild_env[i];
 	envv[e++] = ccache_dir;
 	envv[e] = NULL;
-	r = tick ? child_run_ticking(&c, 1000, tick, tick_arg, res) : child_run(&c, res);
+	r = make_begin(build, mark, err);
 	if (r < 0)
+		goto out;
+	r = tick ? child_run_ticking(&c, 1000, tick, tick_arg, res) : child_run(&c, res);
+	if (r < 0) {
 		strbuf_addf(err, "build: cannot start make: %s", strerror(-r));
-	else if (res->exec_errno || res->timed_out || res->signal) {
+		unlink(mark);
+	} else if (res->exec_errno || res->timed_out || res->signal) {
 		child_describe(&c, res, err);
+		/* a make that was stopped keeps the mark: the next one cleans up after it */
+		if (res->exec_errno)
+			unlink(mark);
 		r = -EIO;
+	} else {
+		unlink(mark);
 	}
+out:
+	free(mark);
 	free(argv);
 	free(o_arg);
 	free(jobs);

@@ -39,7 +39,10 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
  * metadata; output to @log, stopped after @timeout_sec. @tick (unless
  * NULL) is called about once a second while it runs. 0 with @res (the
  * caller reads whether make succeeded), or -errno with @err when make
- * could not start, timed out or was killed.
+ * could not start, timed out or was killed. A make that did not end by
+ * itself (stopped here, or killed with the gate) may leave files cut
+ * short: the next kernel_make() in @build first removes every file it
+ * wrote, and says so on stderr.
  */
 int kernel_make(struct kernel_env *env, const char *src, const char *build,
 		const char *const *targets, const char *log, int timeout_sec,

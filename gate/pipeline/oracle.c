@@ -687,6 +687,12 @@ int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf
 	r = evaluate(o, NULL, 0, false, &base_eval, err);
 	if (r < 0)
 		return r;
+	if (base_eval->build_failed) {
+		/* the judge's words for it: nothing was read, and no patch is to blame */
+		strbuf_addf(err, "base: the unmodified tree does not build: %s",
+			    base_eval->build_error.buf);
+		return -EIO;
+	}
 	key.tree = base_tree;
 	key.config = o->env->config_stamp;
 	key.suite = o->env->suite_version;
