@@ -105,6 +105,133 @@ if [ "${1:-}" = --full-cache ]; then
 	exit 0
 fi
 
+# ---- §5e: the boot's files on a full disk (issue 19 item 5) ---------------
+# The gate's work folder (<cache>/linux-6.1/gate: the initramfs each boot
+# writes, make's logs) on a 1 MiB tmpfs, in a private mount namespace like
+# §5a's: the initramfs (about 1.6 MB) does not fit. An archive cut short
+# would boot a guest without its suite, a failure that looks like the
+# kernel's; the run must instead end without a verdict, naming the full
+# folder, and give its verdict once there is room.
+full_boot() {
+	local db=$tmp/full-boot.db queue=$top/tests/data/patches/exit-comment
+	work=$shared_cache/linux-6.1/gate
+
+	trap 'umount -l "$work"; rm -rf "$tmp"' EXIT
+	mount -t tmpfs -o size=1m backport-gate-work "$work" ||
+		{ fail "full boot folder: a tmpfs over $work in a private namespace"; return; }
+	status=0
+	"$gate" run --config-check none --db "$db" --queue "$queue" >"$tmp/out" 2>"$tmp/err" || status=$?
+	expect_eq "full boot folder: run exits 2 (no verdict)" 2 "$status"
+	expect_contains "full boot folder: the message names the full folder" \
+		"backport-gate run: initramfs: no space left on device in $work: " \
+		"$(tail -n 1 "$tmp/err")"
+	expect_eq "full boot folder: no verdict recorded, the run is an error" "error" \
+		"$(sqlite3 "$db" "SELECT group_concat(verdict) FROM run")"
+	expect_eq "full boot folder: no boot recorded" 0 "$(sqlite3 "$db" "SELECT COUNT(*) FROM boot")"
+	mount -o remount,size=64m "$work"
+	status=0
+	"$gate" run --config-check none --db "$db" --json "$tmp/room.json" --queue "$queue" \
+		>"$tmp/out" 2>"$tmp/err" || status=$?
+	expect_eq "full boot folder: with room again, the run's verdict (exit 0, pass)" "0 pass" \
+		"$status $(jq -r .verdict "$tmp/room.json" 2>/dev/null)"
+	expect_eq "full boot folder: the database is intact (integrity_check)" ok \
+		"$(sqlite3 "$db" 'PRAGMA integrity_check')"
+}
+if [ "${1:-}" = --full-boot ]; then
+	full_boot
+	exit 0
+fi
+
+# ---- §5f: the database's folder on a full disk (issue 19 item 5) ----------
+# The daemon's database on a 8 MiB tmpfs. The job's worker is held (the
+# LD_PRELOAD shim of §6, tests/tools/stall-sql.c) inside its verdict's
+# transaction while the disk is filled; its commit fails. The verdict
+# must not be half-recorded, the job must go back to queued with the
+# reason once the daemon can write again, webhooks meanwhile get 503, and
+# with room again the job ends with its verdict.
+full_db() {
+	local db port base repo stall state
+	dir=$tmp/dbdir
+	port=$(free_port)
+	base=http://127.0.0.1:$port
+	db=$dir/gate.db
+	trap 'kill $daemon 2>/dev/null; wait 2>/dev/null; umount -l "$dir"; rm -rf "$tmp"' EXIT
+	mkdir -p "$dir"
+	mount -t tmpfs -o size=8m backport-gate-db "$dir" ||
+		{ fail "full database folder: a tmpfs for the database"; return; }
+	stall=$tmp/stall-sql.so
+	gcc -shared -fPIC -o "$stall" "$top/tests/tools/stall-sql.c" -ldl ||
+		{ fail "full database folder: stall-sql builds"; return; }
+	repo=$tmp/db-queue
+	make_repo "$repo" "$top/tests/data/patches/exit-comment"
+	cat >"$tmp/db.conf" <<CONF
+[server]
+	listen = 127.0.0.1:$port
+	database = $db
+	cache = $shared_cache
+[queue "dbfull"]
+	config-check = none
+	url = $repo
+	poll = 0
+	secret = $secret
+CONF
+	start_daemon "$tmp/db.conf" "$tmp/db.log" "$base" LD_PRELOAD="$stall" \
+		BG_STALL_SQL="UPDATE run SET verdict = ?," BG_STALL_MARK="$tmp/stalled" \
+		BG_STALL_ARM="$tmp/armed" BG_STALL_UNTIL="$tmp/go" ||
+		{ fail "full database folder: the daemon listens"; return; }
+	touch "$tmp/armed"
+	read -r code job <<<"$(webhook "$base" dbfull)"
+	expect_eq "full database folder: webhook accepted" 202 "$code"
+	job_state() { sqlite3 "$db" "SELECT state, attempts FROM job WHERE id = $job" | tr '|' ' '; }
+	if ! wait_for 600 test -e "$tmp/stalled"; then
+		fail "full database folder: the worker reached its verdict's transaction"
+		grep -v '^#' "$tmp/db.log" | tail -n 5 | sed 's/^/# daemon: /'
+		return
+	fi
+	# the disk fills while the verdict's rows wait in the open transaction
+	dd if=/dev/zero of="$dir/filler" bs=64k status=none 2>/dev/null
+	echo "# full database folder: filled, $(df --output=avail -k "$dir" | tail -n 1 | tr -d ' ') KiB left"
+	touch "$tmp/go"
+	wait_for 120 grep -q "^job $job: no verdict" "$tmp/db.log" ||
+		fail "full database folder: the worker ended without a verdict"
+	expect_eq "full database folder: no verdict recorded while the disk is full" 0 \
+		"$(sqlite3 "$db" "SELECT COUNT(*) FROM run WHERE verdict IN ('pass', 'drop')")"
+	wait_for 10 grep -q "its disk is full: job $job: queueing it again after its worker failed" "$tmp/db.log"
+	expect_contains "full database folder: the daemon says the disk is full, once, and keeps the move" \
+		"database $db: its disk is full: job $job: queueing it again after its worker failed: database or disk is full; trying again on later turns" \
+		"$(grep "its disk is full" "$tmp/db.log")"
+	expect_eq "full database folder: said once, not every turn" 1 "$(grep -c "its disk is full: job" "$tmp/db.log")"
+	read -r code _ <<<"$(curl -s -o "$tmp/resp" -w '%{http_code}' -X POST \
+		--data-binary '{"queue": "dbfull"}' -H "X-Hub-Signature-256: sha256=$(sign '{"queue": "dbfull"}' "$secret")" \
+		-H "X-GitHub-Delivery: full-$$" "$base/webhook")"
+	expect_eq "full database folder: a webhook meanwhile gets 503, saying why" \
+		"503 the database's disk is full; try again later" "$code $(jq -r .error "$tmp/resp")"
+	expect_eq "full database folder: the database is intact while full (integrity_check)" ok \
+		"$(sqlite3 "$db" 'PRAGMA integrity_check')"
+	rm -f "$dir/filler"
+	wait_for 10 grep -q "^database $db: writable again" "$tmp/db.log" ||
+		fail "full database folder: the daemon writes again once there is room"
+	expect_eq "full database folder: with room, the job is queued again" "queued 1" "$(job_state)"
+	expect_contains "full database folder: the job says why" "the database's disk was full when the attempt ended" \
+		"$(curl -s "$base/api/jobs/$job" | jq -r .error)"
+	wait_for 300 eval '[ "$(job_state | cut -d" " -f1)" = done ]'
+	read -r state _ <<<"$(job_state)"
+	expect_eq "full database folder: the retry ends with a verdict" done "$state"
+	expect_eq "full database folder: the retried job's verdict" pass \
+		"$(curl -s "$base/api/runs/$(curl -s "$base/api/jobs/$job" | jq -r .run)" | jq -r .verdict)"
+	expect_eq "full database folder: one run with a verdict, the one before it an interrupted error" \
+		"error pass" "$(sqlite3 "$db" "SELECT group_concat(verdict, ' ') FROM (SELECT verdict FROM run ORDER BY id)")"
+	grep -v '^#' "$tmp/db.log" | grep -E "^(job $job|database)" | sed 's/^/# daemon: /'
+	kill "$daemon" 2>/dev/null
+	wait "$daemon" 2>/dev/null
+	expect_eq "full database folder: the database is intact (integrity_check)" ok \
+		"$(sqlite3 "$db" 'PRAGMA integrity_check')"
+}
+if [ "${1:-}" = --full-db ]; then
+	full_db
+	exit 0
+fi
+
 # ---- §6: kill -9 (issue 18): a run is whole or absent ---------------------
 # The real gate is killed -9 while it builds, while it boots, and inside
 # its verdict's and its start's transactions (an LD_PRELOAD shim,
@@ -533,9 +660,11 @@ echo "# daemon faults: $(($(date +%s) - started)) s"
 # §6: kill -9 at each stage, in a process of its own (its own traps).
 BG_GATE=$gate "$0" --kill
 
-# §5a, last: needs its own mount namespace (see full_cache).
+# §5a, §5e, §5f last: each needs its own mount namespace (see full_cache).
 if command -v unshare >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	BG_GATE=$gate unshare -m --propagation private "$0" --full-cache
+	BG_GATE=$gate unshare -m --propagation private "$0" --full-boot
+	BG_GATE=$gate unshare -m --propagation private "$0" --full-db
 else
 	fail "full cache: needs root and unshare (util-linux) for a private tmpfs"
 fi

@@ -75,7 +75,7 @@ struct server {
 	bool http_db_key;
 	struct MHD_Daemon *httpd;
 	struct notifier notifier;
-	time_t busy_since;		/* main loop: its writes fail for a lock since then */
+	time_t busy_since;		/* main loop: its writes fail (db_later()) since then */
 };
 
 /* Per-request state: the body as it arrives. */
@@ -247,6 +247,10 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 		if (db_busy(db)) {
 			fprintf(stderr, "webhook: queue %s: the database is locked; answered 503\n", queue);
 			ret = respond_unavailable(c, "the database is locked; try again later");
+		} else if (db_full(db)) {
+			fprintf(stderr, "webhook: queue %s: the database's disk is full; answered 503\n",
+				queue);
+			ret = respond_unavailable(c, "the database's disk is full; try again later");
 		} else {
 			ret = respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, err.buf);
 		}
@@ -557,11 +561,21 @@ static void worker_clear(struct worker *w)
 }
 
 /*
+ * A write that failed on @db and may go through on a later turn: another
+ * process held the lock past LOOP_BUSY_MS, or the database's disk is full
+ * (SQLite has rolled the write back; it is made whole once there is room).
+ */
+static bool db_later(sqlite3 *db)
+{
+	return db_busy(db) || db_full(db);
+}
+
+/*
  * The result @r of a main-loop write, @what naming it ("job 7: marking it
- * running"). A write that another process's lock held off past
- * LOOP_BUSY_MS is tried again on a later turn: that is said once, when
- * the episode begins, and its end once too (the loop turns five times a
- * second); any other failure is said every time. Returns @r.
+ * running"). A write that may go through later (db_later()) is tried
+ * again on a later turn: that is said once, when the episode begins, and
+ * its end once too (the loop turns five times a second); any other
+ * failure is said every time. Returns @r.
  */
 static int loop_wrote(struct server *s, const char *what, int r)
 {
@@ -569,11 +583,12 @@ static int loop_wrote(struct server *s, const char *what, int r)
 		fprintf(stderr, "database %s: writable again after %lld s\n", s->database,
 			(long long)(time(NULL) - s->busy_since));
 		s->busy_since = 0;
-	} else if (r == -EIO && db_busy(s->db)) {
+	} else if (r == -EIO && db_later(s->db)) {
 		if (!s->busy_since) {
 			s->busy_since = time(NULL);
-			fprintf(stderr, "database %s: locked by another process: %s: %s; "
-				"trying again on later turns\n", s->database, what, sqlite3_errmsg(s->db));
+			fprintf(stderr, "database %s: %s: %s: %s; trying again on later turns\n",
+				s->database, db_full(s->db) ? "its disk is full" :
+				"locked by another process", what, sqlite3_errmsg(s->db));
 		}
 	} else if (r < 0) {
 		fprintf(stderr, "%s: %s\n", what, jobs_strerror(s->db, r));
@@ -591,38 +606,66 @@ static int job_moved(struct server *s, int64_t job, const char *what, int r)
 }
 
 /*
- * A job state change the database refused for a lock, made on a later
- * turn: until then no other job starts (the refused one may be left
- * 'running' without a worker).
+ * A job state change the database refused for a lock or a full disk,
+ * made on a later turn: until then no other job starts (the refused one
+ * may be left 'running' without a worker). One per worker, and one for a
+ * worker that could not start (serve_loop()).
  */
 struct pending_move {
 	int64_t job;			/* 0: none */
-	int (*move)(struct server *s, int64_t job);
+	int (*move)(struct server *s, int64_t job, const char *why);
 	const char *what;
+	char why[256];			/* the job's error, when its worker could not record one */
 };
 
 /* The moves that wait before the next try (record/jobs.h), as of now. */
-static int requeue_job(struct server *s, int64_t job)
+static int requeue_job(struct server *s, int64_t job, const char *why)
 {
+	(void)why;
 	return jobs_requeue(s->db, job, time(NULL));
 }
 
 /* s->cfg without the lock: only this thread, the loop's, replaces it. */
-static int retry_job(struct server *s, int64_t job)
+static int retry_job(struct server *s, int64_t job, const char *why)
 {
-	return jobs_worker_failed(s->db, job, s->cfg.retry_max, time(NULL));
+	return jobs_worker_failed(s->db, job, s->cfg.retry_max, time(NULL), why);
 }
 
-/* Make the move @move of @job now, or keep it in @pending when the database is locked. */
+/*
+ * Make the move @move of @job now, or keep it in @pending when it may go
+ * through later (db_later()). A full disk kept the worker from recording
+ * why it has no verdict too: the job says that instead.
+ */
 static void move_job(struct server *s, struct pending_move *pending, int64_t job,
-		     int (*move)(struct server *s, int64_t job), const char *what)
+		     int (*move)(struct server *s, int64_t job, const char *why), const char *what)
 {
-	int r = job_moved(s, job, what, move(s, job));
+	bool again = pending->job == job;
+	int r = job_moved(s, job, what, move(s, job, again && pending->why[0] ? pending->why : NULL));
 
-	if (r == -EIO && db_busy(s->db))
-		*pending = (struct pending_move){ job, move, what };
-	else
+	if (r == -EIO && db_later(s->db)) {
+		if (!again || (!pending->why[0] && db_full(s->db))) {
+			*pending = (struct pending_move){ job, move, what, "" };
+			if (db_full(s->db))
+				snprintf(pending->why, sizeof(pending->why),
+					 "the database's disk was full when the attempt ended (%s)",
+					 sqlite3_errmsg(s->db));
+		}
+	} else {
 		pending->job = 0;
+	}
+}
+
+/* The moves still waiting in @p[0..@n) tried again; true when none waits any more. */
+static bool moves_retried(struct server *s, struct pending_move *p, size_t n)
+{
+	bool none = true;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].job)
+			move_job(s, &p[i], p[i].job, p[i].move, p[i].what);
+		none &= !p[i].job;
+	}
+	return none;
 }
 
 /* How the worker ended decides the job's fate; only a verdict is final. */
@@ -663,8 +706,8 @@ static void poll_queues(struct server *s, time_t now, time_t *next_poll)
 		snprintf(what, sizeof(what), "poll %s: queueing a job", q->name);
 		r = loop_wrote(s, what, jobs_enqueue(s->db, q->name, "poll", NULL, NULL, &job, &dup, &err));
 		strbuf_release(&err);
-		if (r == -EIO && db_busy(s->db)) {
-			/* locked: this poll on the next turn, the others' after it */
+		if (r == -EIO && db_later(s->db)) {
+			/* locked or full: this poll on the next turn, the others' after it */
 			next_poll[i] = now;
 			break;
 		}
@@ -935,7 +978,8 @@ static int serve_loop(struct server *s)
 	time_t next_poll[CONFIG_MAX_QUEUES] = { 0 };
 	struct worker workers[CONFIG_SERVER_WORKERS_MAX] = { 0 };
 	const size_t n_workers = CONFIG_SERVER_WORKERS_MAX;
-	struct pending_move pending = { .job = 0 };
+	/* one per worker, the last for a worker that could not start */
+	struct pending_move pending[CONFIG_SERVER_WORKERS_MAX + 1] = { 0 };
 	struct child_result res;
 	uint64_t watchdog_usec = 0, last_ping = 0;
 	time_t last_status = 0;
@@ -944,7 +988,7 @@ static int serve_loop(struct server *s)
 	sd_watchdog_enabled(0, &watchdog_usec);
 	while (!stop_requested) {
 		time_t now = time(NULL);
-		bool ended = false;
+		bool ended = false, moved;
 
 		if (reload_requested) {
 			struct gate_config fresh;
@@ -966,12 +1010,12 @@ static int serve_loop(struct server *s)
 			strbuf_release(&err);
 			sd_notify(0, "READY=1");
 		}
-		if (pending.job)
-			move_job(s, &pending, pending.job, pending.move, pending.what);
+		moved = moves_retried(s, pending, n_workers + 1);
 		for (size_t i = 0; i < n_workers; i++) {
 			if (!workers[i].job || child_wait(&workers[i].child, 0, &res) != 1)
 				continue;
-			worker_ended(s, workers[i].job, &res, &pending);
+			worker_ended(s, workers[i].job, &res, &pending[i]);
+			moved &= !pending[i].job;
 			worker_clear(&workers[i]);
 			ended = true;
 		}
@@ -980,8 +1024,8 @@ static int serve_loop(struct server *s)
 			notifier_wake(&s->notifier);
 		pthread_rwlock_rdlock(&s->lock);
 		poll_queues(s, now, next_poll);
-		if (!pending.job)
-			start_jobs(s, workers, n_workers, now, &pending);
+		if (moved)
+			start_jobs(s, workers, n_workers, now, &pending[n_workers]);
 		if (ended || now - last_status >= 5) {
 			workers_status(s, workers, n_workers, &status);
 			last_status = now;
@@ -1004,8 +1048,10 @@ static int serve_loop(struct server *s)
 			  jobs_interrupted(s->db, workers[i].job));
 		worker_clear(&workers[i]);
 	}
-	if (pending.job)
-		job_moved(s, pending.job, pending.what, pending.move(s, pending.job));
+	for (size_t i = 0; i <= n_workers; i++)
+		if (pending[i].job)
+			job_moved(s, pending[i].job, pending[i].what,
+				  pending[i].move(s, pending[i].job, pending[i].why[0] ? pending[i].why : NULL));
 	return 0;
 }
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +18,52 @@
 
 #define CONSOLE_CAP (1024 * 1024)
 #define KVM_PROBE_TIMEOUT 10
+/* less free space than this where a write failed: the disk is full */
+#define BOOT_ROOM_MIN (4ULL * 1024 * 1024)
+
+/*
+ * A write that failed in env->work: -ENOSPC when its filesystem is full
+ * (the machine's fault: the daemon retries), else -EIO. @what says what
+ * went wrong.
+ */
+static int work_write_failed(struct kernel_env *env, const char *what, struct strbuf *err)
+{
+	struct statvfs st;
+
+	if (statvfs(env->work, &st) == 0 && (unsigned long long)st.f_bavail * st.f_frsize <
+	    BOOT_ROOM_MIN) {
+		strbuf_addf(err, "initramfs: no space left on device in %s: %s", env->work, what);
+		return -ENOSPC;
+	}
+	strbuf_addf(err, "initramfs: %s", what);
+	return -EIO;
+}
+
+/*
+ * gen_init_cpio does not check its writes: an archive cut short (a full
+ * disk) would boot a guest without its suite, and read as the kernel's
+ * failure. A whole one ends with the "TRAILER!!!" entry, padded to 512
+ * bytes.
+ */
+static bool cpio_whole(const char *path, off_t *ret_size)
+{
+	char tail[1024];
+	ssize_t n = 0;
+	off_t size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*ret_size = 0;
+	if (fd < 0)
+		return false;
+	size = lseek(fd, 0, SEEK_END);
+	if (size > 0) {
+		*ret_size = size;
+		n = pread(fd, tail, size < (off_t)sizeof(tail) ? (size_t)size : sizeof(tail),
+			  size < (off_t)sizeof(tail) ? 0 : size - (off_t)sizeof(tail));
+	}
+	close(fd);
+	return n > 0 && size % 512 == 0 && memmem(tail, (size_t)n, "TRAILER!!!", 10);
+}
 
 static int write_initramfs(struct kernel_env *env, const char *cpio, struct strbuf *err)
 {
@@ -25,6 +73,8 @@ static int write_initramfs(struct kernel_env *env, const char *cpio, struct strb
 	struct child c = { .argv = argv, .output_path = cpio, .timeout_sec = 60 };
 	struct child_result res;
 	FILE *f = fopen(list, "we");
+	char *what = NULL;
+	off_t size;
 	int r = 0;
 
 	if (!f) {
@@ -35,14 +85,23 @@ static int write_initramfs(struct kernel_env *env, const char *cpio, struct strb
 	fprintf(f, "dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\n"
 		   "file /init %s 0755 0 0\nfile /probe %s 0755 0 0\n",
 		env->suite_init, env->suite_probe);
-	fclose(f);
+	if (ferror(f) | (fclose(f) != 0)) {
+		what = xasprintf("cannot write %s: %s", list, strerror(errno));
+		r = work_write_failed(env, what, err);
+		goto out;
+	}
 	/* gen_init_cpio writes the archive to stdout; stderr would corrupt it. */
 	r = child_run(&c, &res);
 	if (r < 0 || !child_ok(&res)) {
-		strbuf_addf(err, "initramfs: %s failed", gen);
-		r = -EIO;
+		what = xasprintf("%s failed, writing %s", gen, cpio);
+		r = work_write_failed(env, what, err);
+	} else if (!cpio_whole(cpio, &size)) {
+		what = xasprintf("%s is cut short (%lld bytes, no TRAILER!!! entry at its end)", cpio,
+				 (long long)size);
+		r = work_write_failed(env, what, err);
 	}
 out:
+	free(what);
 	free(list);
 	free(gen);
 	return r;

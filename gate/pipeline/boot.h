@@ -14,9 +14,11 @@
 
 /*
  * Boot the last build with the suite. @console receives the console
- * output (capped). Returns 0 with *ret_status (ktap.h), or -errno (QEMU
- * could not start) with a message in @err. @evidence gets the panic line or the
- * console tail when the boot failed.
+ * output (capped). Returns 0 with *ret_status (ktap.h), or -errno with a
+ * message in @err: QEMU could not start, or the initramfs could not be
+ * written in env->work (-ENOSPC when its disk is full; an archive cut
+ * short is never booted). @evidence gets the panic line or the console
+ * tail when the boot failed.
  */
 int kernel_boot(struct kernel_env *env, struct strbuf *console, enum boot_status *ret_status,
 		struct strbuf *evidence, struct strbuf *err);

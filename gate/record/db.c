@@ -56,6 +56,11 @@ bool db_busy(sqlite3 *db)
 	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 }
 
+bool db_full(sqlite3 *db)
+{
+	return sqlite3_errcode(db) == SQLITE_FULL;
+}
+
 int db_open_timeout(const char *path, int busy_timeout_ms, sqlite3 **ret_db, struct strbuf *err)
 {
 	sqlite3 *db = NULL;

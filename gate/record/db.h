@@ -114,6 +114,9 @@ int db_rollback(sqlite3 *db);
  */
 bool db_busy(sqlite3 *db);
 
+/* Did the last call on @db fail because the database's disk is full (SQLITE_FULL)? */
+bool db_full(sqlite3 *db);
+
 /* Turn the last SQLite error into a message. */
 int db_error(sqlite3 *db, const char *what, struct strbuf *err);
 

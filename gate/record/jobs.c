@@ -289,7 +289,8 @@ int jobs_requeue(sqlite3 *db, int64_t job, time_t now)
 }
 
 /* A job no longer running (it ended another way meanwhile) is left as it is. */
-int jobs_worker_failed(sqlite3 *db, int64_t job, long long retry_max, time_t now)
+int jobs_worker_failed(sqlite3 *db, int64_t job, long long retry_max, time_t now,
+		       const char *why)
 {
 	char next_at[JOBS_TIME_MAX], first_at[JOBS_TIME_MAX], now_at[JOBS_TIME_MAX];
 	long long attempts, first_failed, deadline;
@@ -322,10 +323,10 @@ int jobs_worker_failed(sqlite3 *db, int64_t job, long long retry_max, time_t now
 	iso_time(now, now_at);
 	return sql_exec(db, "UPDATE job SET state = ?, next_try_at = ?, "
 			"first_failed_at = COALESCE(first_failed_at, ?), "
-			"error = COALESCE(error, 'the worker ended without a verdict'), "
-			"finished_at = ? WHERE id = ? AND state = 'running'", "ssssi",
-			give_up ? "failed" : "queued", give_up ? NULL : next_at, first_at, now_at,
-			(sqlite3_int64)job);
+			"error = COALESCE(error, ?), "
+			"finished_at = ? WHERE id = ? AND state = 'running'", "sssssi",
+			give_up ? "failed" : "queued", give_up ? NULL : next_at, first_at,
+			why ? why : "the worker ended without a verdict", now_at, (sqlite3_int64)job);
 }
 
 int jobs_interrupted(sqlite3 *db, int64_t job)

@@ -92,11 +92,12 @@ int jobs_requeue(sqlite3 *db, int64_t job, time_t now);
  * The worker ended without a verdict at @now: queued again, due
  * jobs_retry_delay(attempts) later but not after @retry_max seconds past
  * the job's first failed attempt (@now for the first); failed when @now
- * is already there. The error the worker recorded is kept (else "the
- * worker ended without a verdict"). A job no longer running is left as
- * it is (0).
+ * is already there. The error the worker recorded is kept (else @why,
+ * else "the worker ended without a verdict"). A job no longer running is
+ * left as it is (0).
  */
-int jobs_worker_failed(sqlite3 *db, int64_t job, long long retry_max, time_t now);
+int jobs_worker_failed(sqlite3 *db, int64_t job, long long retry_max, time_t now,
+		       const char *why);
 /* The daemon stops under a running job: queued again (it runs after the restart); as above. */
 int jobs_interrupted(sqlite3 *db, int64_t job);
 /*

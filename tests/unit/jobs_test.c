@@ -284,7 +284,7 @@ static void test_retries(void **state)
 		assert_field(f->db, job, "next_try_at", "(null)");
 		if (attempt == 2)
 			assert_int_equal(jobs_set_error(f->db, job, "build: no space left"), 0);
-		assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, now), 0);
+		assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, now, NULL), 0);
 		/* the worker's own reason is kept; else a generic one */
 		assert_field(f->db, job, "error", attempt == 2 ? "build: no space left" :
 			     "the worker ended without a verdict");
@@ -308,7 +308,7 @@ static void test_retries(void **state)
 	assert_false(pending);
 
 	/* a job no longer running is left as it is */
-	assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, now), 0);
+	assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, now, NULL), 0);
 	assert_field(f->db, job, "state", "failed");
 	assert_int_equal(jobs_interrupted(f->db, job), 0);
 	assert_field(f->db, job, "state", "failed");
@@ -331,7 +331,7 @@ static void test_retry_max(void **state)
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		assert_int_equal(jobs_start(f->db, job), 0);
 		assert_int_equal(jobs_set_error(f->db, job, "fetch: timed out after 300 s"), 0);
-		assert_int_equal(jobs_worker_failed(f->db, job, 100, t + steps[i].fail_at), 0);
+		assert_int_equal(jobs_worker_failed(f->db, job, 100, t + steps[i].fail_at, NULL), 0);
 		assert_field(f->db, job, "state", "queued");
 		assert_field(f->db, job, "next_try_at", iso(t + steps[i].next));
 	}
@@ -350,7 +350,7 @@ static void test_retry_max(void **state)
 	assert_int_equal(jobs_queue_retry(f->db, "6.1", &retry), 0);
 	assert_int_equal(retry.job, 0);
 	assert_int_equal(jobs_set_error(f->db, job, "boot: qemu-system-x86_64 did not start"), 0);
-	assert_int_equal(jobs_worker_failed(f->db, job, 100, t + 100), 0);
+	assert_int_equal(jobs_worker_failed(f->db, job, 100, t + 100, NULL), 0);
 	assert_field(f->db, job, "state", "failed");
 	assert_field(f->db, job, "attempts", "5");
 	assert_field(f->db, job, "error", "boot: qemu-system-x86_64 did not start");
@@ -369,7 +369,7 @@ static void test_retry_waits_behind(void **state)
 	const time_t t = time(NULL);
 
 	assert_int_equal(jobs_start(f->db, a), 0);
-	assert_int_equal(jobs_worker_failed(f->db, a, RETRY_MAX, t), 0);
+	assert_int_equal(jobs_worker_failed(f->db, a, RETRY_MAX, t, NULL), 0);
 	assert_int_equal(next_queued_at(f->db, t), b);
 	assert_int_equal(jobs_start(f->db, b), 0);
 	assert_int_equal(next_queued_at(f->db, t + 29), 0);
@@ -404,7 +404,7 @@ static void test_one_per_queue(void **state)
 	assert_int_equal(jobs_start(f->db, b), 0);
 	assert_int_equal(next_queued(f->db), 0);
 	/* 6.1's first job ends: its second is next */
-	assert_int_equal(jobs_worker_failed(f->db, a1, RETRY_MAX, time(NULL)), 0);
+	assert_int_equal(jobs_worker_failed(f->db, a1, RETRY_MAX, time(NULL), NULL), 0);
 	assert_int_equal(next_queued(f->db), a2);
 }
 
@@ -450,7 +450,7 @@ static void test_progress(void **state)
 	assert_null(progress);
 	assert_int_equal(jobs_set_progress(f->db, job + 1, "build 1 objects"), -ENOENT);
 
-	assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, time(NULL)), 0);
+	assert_int_equal(jobs_worker_failed(f->db, job, RETRY_MAX, time(NULL), NULL), 0);
 	assert_field(f->db, job, "state", "queued");
 	assert_field(f->db, job, "progress", "(null)");
 	assert_int_equal(jobs_running_progress(f->db, "6.1", &progress), 0);
