@@ -1,8 +1,8 @@
 #!/bin/bash
 # Hostile input and faults, black-box (issue 6, sections 3 to 5): a guest
 # that floods the console, queue files and patches that reach outside the
-# queue or the tree through symlinks, a build area that fills up, a
-# database locked by another process, a queue repository that vanishes or
+# queue or the tree through symlinks, a build area, a boot folder and a
+# database folder that fill up, a database locked by another process, a queue repository that vanishes or
 # whose server never answers, and a notification receiver that is down.
 # Each asserts the error a user sees and that nothing was lost.
 . "$(dirname "$0")/lib.bash"
