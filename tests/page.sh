@@ -13,7 +13,7 @@
 # the kernel cache is the machine's, where the trees of that queue are
 # usually built already, so the run mostly boots.
 . "$(dirname "$0")/lib.bash"
-gate=$top/build/backport-gate
+gate=${BG_GATE:-$top/build/backport-gate}
 queue=$top/patches/queues/shebang-2019
 culprit=exec-load_script-don-t-blindly-truncate-shebang-string.patch
 secret=s3cret-for-page-test
@@ -389,3 +389,65 @@ for page in "/queues/$(url_encode "$hostile_queue")" "/cases/$(url_encode "$host
 done
 expect_contains "DOM of /regressions: the hostile case linked by its encoded name" \
 	"<a href=\"/cases/$(url_encode "$hostile_case")\">case&lt;script&gt;" "$(cat "$tmp/hostile.html")"
+
+# 8. One history (issue 23 item 2): a run made from the command line for
+# a configured queue's source shows as that queue's latest verdict, also
+# when the path is spelt another way; a queue the daemon never ran shows
+# it too, instead of "never gated".
+cat >>"$tmp/gate.conf" <<CONF
+[queue "cli-only"]
+	config-check = none
+	url = $queue
+	poll = 0
+	secret = $secret
+CONF
+kill -HUP "$daemon"
+wait_for 10 grep -q "^reloaded .*: 2 queues" "$tmp/serve.log" || fail "the daemon reloaded with a second queue"
+status=0
+(cd "$top/patches" && "$gate" run --config-check none --queue "queues/../queues/${queue##*/}" --db "$tmp/gate.db" \
+	--json "$tmp/cli.json" >"$tmp/cli.out" 2>"$tmp/cli.err") || status=$?
+cli_run=$(jq -r .run "$tmp/cli.json" 2>/dev/null)
+expect_eq "a second run from the command line, the path spelt another way: drop" "1 drop" \
+	"$status $(jq -r .verdict "$tmp/cli.json" 2>/dev/null)"
+status=0
+browser --dump-dom "$base/" >"$tmp/dom.html" || status=$?
+expect_eq "chromium --dump-dom of GET / after the command-line run: exit status" 0 "$status"
+section() { sed -n "/<h2>$1<\/h2>/,/<\/section>/p" "$tmp/dom.html"; }
+expect_contains "DOM: stable-6.1 shows the newer command-line run" \
+	"Run <a href=\"/runs/$cli_run\">$cli_run</a> on 6.1.192: <strong>DROP</strong>, 1 of 6 patches to drop (run from the command line)" \
+	"$(section stable-6.1)"
+expect_contains "DOM: cli-only, which no job ran, shows it too" \
+	"Run <a href=\"/runs/$cli_run\">$cli_run</a> on 6.1.192: <strong>DROP</strong>" "$(section cli-only)"
+expect_eq "DOM: cli-only is not 'never gated'" 0 "$(section cli-only | grep -c 'never gated')"
+
+# 9. The run page's links to the review thread's reply and the KCIDB
+# submission: the daemon renders what `backport-gate report` prints.
+status=0
+browser --dump-dom "$base/runs/$run" >"$tmp/run.html" || status=$?
+expect_contains "DOM of /runs/$run: links to its reply and its KCIDB submission" \
+	"<a href=\"/api/runs/$run/reply\">reply on the review thread</a> (the mail), <a href=\"/api/runs/$run/kcidb\">KCIDB submission</a>" \
+	"$(cat "$tmp/run.html")"
+expect_eq "GET /api/runs/$run/reply: 200, plain text" "200 text/plain" \
+	"$(curl -s -o "$tmp/reply.txt" -w '%{http_code} %{content_type}' "$base/api/runs/$run/reply" | cut -d';' -f1)"
+expect_contains "the reply asks to drop the culprit" "Please drop: $culprit" "$(cat "$tmp/reply.txt")"
+# the body is the command's, past the headers (Date and Message-ID differ)
+"$gate" report "$run" --db "$tmp/gate.db" --format reply >"$tmp/reply-cli.txt" 2>/dev/null
+expect_eq "the reply's body is what report --format reply prints" \
+	"$(sed '1,/^$/d' "$tmp/reply-cli.txt")" "$(sed '1,/^$/d' "$tmp/reply.txt")"
+expect_eq "GET /api/runs/$run/kcidb: 200, JSON" "200 application/json" \
+	"$(curl -s -o "$tmp/kcidb.json" -w '%{http_code} %{content_type}' "$base/api/runs/$run/kcidb" | cut -d';' -f1)"
+"$gate" report "$run" --db "$tmp/gate.db" --format kcidb >"$tmp/kcidb-cli.json" 2>/dev/null
+expect_eq "the KCIDB submission is what report --format kcidb prints" \
+	"$(jq -S . "$tmp/kcidb-cli.json" 2>&1)" "$(jq -S . "$tmp/kcidb.json" 2>&1)"
+expect_eq "GET /api/runs/999999/kcidb: 404" 404 \
+	"$(curl -s -o /dev/null -w '%{http_code}' "$base/api/runs/999999/kcidb")"
+expect_eq "GET /api/runs/$run/other: 404" 404 "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/runs/$run/other")"
+
+# 10. The queue page by branch: 6.12 holds the one run judged there.
+status=0
+browser --dump-dom "$base$queue_page?branch=6.12" >"$tmp/queue612.html" || status=$?
+expect_eq "chromium --dump-dom of $queue_page?branch=6.12: exit status" 0 "$status"
+expect_eq "DOM of $queue_page?branch=6.12: one timeline row, run $run612 on 6.12" "1 1" \
+	"$(grep -c '<tr class="run ' "$tmp/queue612.html") $(grep -c "<tr class=\"run pass\"><td><a href=\"/runs/$run612\">$run612</a></td><td>6.12</td>" "$tmp/queue612.html")"
+expect_contains "DOM of $queue_page?branch=6.12: a link back to every branch" \
+	"Branches: <a href=\"$queue_page\">all</a>" "$(cat "$tmp/queue612.html")"

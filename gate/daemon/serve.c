@@ -17,12 +17,14 @@
 #include "basic/xalloc.h"
 #include "daemon/outbox.h"
 #include "daemon/serve.h"
+#include "output/format.h"
 #include "output/page.h"
 #include "parse/webhook.h"
 #include "pipeline/target.h"
 #include "record/db.h"
 #include "record/history.h"
 #include "record/jobs.h"
+#include "record/sequence.h"
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 
@@ -322,7 +324,7 @@ static enum MHD_Result handle_page(struct MHD_Connection *c, sqlite3 *db, const 
 	} else if (!strncmp(url, "/patches/", 9)) {
 		r = page_render_patch(db, url + 9, &html);
 	} else if (!strncmp(url, "/queues/", 8)) {
-		r = page_render_queue(db, url + 8, query(c, "page"), &html);
+		r = page_render_queue(db, url + 8, query(c, "branch"), query(c, "page"), &html);
 	} else if (!strncmp(url, "/cases/", 7)) {
 		r = page_render_case(db, url + 7, query(c, "page"), &html);
 	} else if (!strcmp(url, "/regressions")) {
@@ -336,6 +338,90 @@ static enum MHD_Result handle_page(struct MHD_Connection *c, sqlite3 *db, const 
 		ret = respond(c, page_status(r), "text/html; charset=utf-8", html.buf, NULL, NULL);
 	strbuf_release(&html);
 	strbuf_release(&location);
+	return ret;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* @a and @b (address lists, either NULL) as one; NULL when both are empty. */
+static char *join_lists(const char *a, const char *b)
+{
+	if (a && *a && b && *b)
+		return xasprintf("%s, %s", a, b);
+	return dup_or_null(a && *a ? a : b && *b ? b : NULL);
+}
+
+/*
+ * GET /api/runs/ID/reply and /api/runs/ID/kcidb: run @run as the review
+ * thread's answer (output/reply.h: From, To and Cc from [report] and the
+ * review-list of the job's queue, In-Reply-To and Subject from the
+ * webhook that queued the job) and as a KCIDB submission
+ * (output/kcidb.h): what `backport-gate report ID --format NAME` prints.
+ */
+static enum MHD_Result handle_rendering(struct server *s, struct MHD_Connection *c, sqlite3 *db,
+					int64_t run, const char *name)
+{
+	const struct report_format *format = report_format_find(name);
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct render_options opts = { 0 };
+	struct report_input in = { 0 };
+	json_t *report, *sequences = NULL;
+	char *in_reply_to = NULL, *subject = NULL, *queue = NULL, *from = NULL, *to = NULL, *cc = NULL;
+	unsigned status = MHD_HTTP_OK;
+	int64_t job = 0;
+	enum MHD_Result ret;
+
+	report = history_run_report(db, run, &err);
+	if (!report) {
+		status = errno == ENOENT || errno == EAGAIN ? MHD_HTTP_NOT_FOUND :
+			 MHD_HTTP_INTERNAL_SERVER_ERROR;
+		goto out;
+	}
+	if (format->needs_sequences && !(sequences = run_sequences_json(db, run, &err))) {
+		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		goto out;
+	}
+	if (!strcmp(name, "reply")) {
+		const struct queue_config *q;
+		struct strbuf ignored = STRBUF_INIT;
+
+		if (jobs_for_run(db, run, &job) == 0 && job) {
+			jobs_get_thread(db, job, &in_reply_to, &subject);
+			jobs_get_queue(db, job, &queue, &ignored);
+		}
+		strbuf_release(&ignored);
+		pthread_rwlock_rdlock(&s->lock);
+		q = queue ? config_queue(&s->cfg, queue) : NULL;
+		from = dup_or_null(s->cfg.report.from);
+		to = join_lists(q ? q->review_list : NULL, s->cfg.report.to);
+		cc = dup_or_null(s->cfg.report.cc);
+		pthread_rwlock_unlock(&s->lock);
+		opts = (struct render_options){ .from = from, .to = to, .cc = cc,
+						.in_reply_to = in_reply_to, .subject = subject };
+	}
+	in.report = report;
+	in.sequences = sequences;
+	if (format->render(&in, &opts, &text, &err) < 0)
+		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+out:
+	if (status == MHD_HTTP_OK)
+		ret = respond(c, status, !strcmp(name, "kcidb") ? "application/json" :
+			      "text/plain; charset=utf-8", text.buf, NULL, NULL);
+	else
+		ret = respond_error(c, status, err.buf);
+	json_decref(report);
+	json_decref(sequences);
+	free(in_reply_to);
+	free(subject);
+	free(queue);
+	free(from);
+	free(to);
+	free(cc);
+	strbuf_release(&err);
+	strbuf_release(&text);
 	return ret;
 }
 
@@ -381,6 +467,8 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 
 		if (!*end && id > 0)
 			v = history_run_report(db, id, &err);
+		else if (id > 0 && (!strcmp(end, "/reply") || !strcmp(end, "/kcidb")))
+			return handle_rendering(s, c, db, id, end + 1);
 		else
 			strbuf_addf(&err, "'%s' is not a run number", url + 10);
 	} else if (!strncmp(url, "/api/jobs/", 10)) {

@@ -9,6 +9,8 @@
 #include <strings.h>
 
 #include "output/page.h"
+#include "pipeline/queue.h"
+#include "pipeline/target.h"
 #include "record/history.h"
 #include "record/jobs.h"
 
@@ -139,12 +141,38 @@ static void page_foot(struct strbuf *out)
 	strbuf_adds(out, "</body></html>\n");
 }
 
+/*
+ * One history: a run made from the command line for @q's source, series
+ * folder and branch whose verdict came after @after (the latest job's end;
+ * "" for none), or NULL. Such runs are keyed by the record's source
+ * (queue_source_key()) and series folder (queue_folder()).
+ */
+static json_t *later_cli_run(sqlite3 *db, const struct queue_config *q, const char *after)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct target target = { 0 };
+	char *source = queue_source_key(q->url), *folder;
+	json_t *report = NULL;
+
+	if (target_resolve(&target, q->tree, q->series, &err) == 0) {
+		folder = queue_folder(&(struct queue_request){ .source = q->url,
+				.series_dir = q->series, .default_series_dir = target.series_dir });
+		report = history_latest_unjobbed(db, source, folder, target.version,
+						 after[0] ? after : NULL, &err);
+		free(folder);
+	}
+	target_release(&target);
+	free(source);
+	strbuf_release(&err);
+	return report;
+}
+
 static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbuf *out)
 {
-	char state[JOBS_STATE_MAX], pending_state[JOBS_STATE_MAX];
+	char state[JOBS_STATE_MAX], pending_state[JOBS_STATE_MAX], finished[JOBS_TIME_MAX];
 	char *progress;
 	int64_t job;
-	json_t *report, *p;
+	json_t *report, *p, *cli;
 	const char *verdict;
 	size_t i;
 
@@ -153,7 +181,7 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 	strbuf_adds(out, "</h2><p class=\"source\">");
 	esc(out, q->url);
 	strbuf_adds(out, "</p>");
-	if (jobs_latest_report(db, q->name, &job, state, &report) < 0 ||
+	if (jobs_latest_report(db, q->name, &job, state, finished, &report) < 0 ||
 	    jobs_pending_state(db, q->name, pending_state) < 0) {
 		strbuf_adds(out, "<p class=\"state\">The record cannot be read: ");
 		esc(out, sqlite3_errmsg(db));
@@ -171,6 +199,11 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 		strbuf_adds(out, "</p>");
 		free(progress);
 	}
+	cli = later_cli_run(db, q, finished);
+	if (cli) {
+		json_decref(report);
+		report = cli;
+	}
 	if (!report) {
 		strbuf_addf(out, "<p class=\"state\">%s%s</p></section>\n", job ? state : "never gated",
 			    job ? " (latest job has no verdict yet)" : "");
@@ -183,10 +216,11 @@ static void render_queue(sqlite3 *db, const struct queue_config *q, struct strbu
 		    (long long)json_integer_value(json_object_get(report, "run")),
 		    (long long)json_integer_value(json_object_get(report, "run")));
 	esc(out, json_string_value(json_object_get(report, "base")));
-	strbuf_addf(out, ": <strong>%s</strong>, %zu of %zu patches to drop</p>\n",
+	strbuf_addf(out, ": <strong>%s</strong>, %zu of %zu patches to drop%s</p>\n",
 		    verdict && !strcmp(verdict, "drop") ? "DROP" : verdict && !strcmp(verdict, "pass") ? "PASS" : "NO VERDICT",
 		    json_array_size(json_object_get(report, "drop")),
-		    json_array_size(json_object_get(report, "patches")));
+		    json_array_size(json_object_get(report, "patches")),
+		    cli ? " (run from the command line)" : "");
 	if (get_string(report, "queue")) {
 		/* the record keys runs by series folder, which the configured name is not */
 		strbuf_adds(out, "<p class=\"timeline\">Every run of ");
@@ -523,8 +557,10 @@ int page_render_run(sqlite3 *db, int64_t run, struct strbuf *out)
 	strbuf_reset(&err);
 	runs = history_runs(db, &one, &err);
 	page_head(out, title.buf, NULL);
-	strbuf_addf(out, "<h2>Run %lld</h2>\n<p class=\"links\"><a href=\"/api/runs/%lld\">JSON report</a></p>\n",
-		    (long long)run, (long long)run);
+	strbuf_addf(out, "<h2>Run %lld</h2>\n<p class=\"links\"><a href=\"/api/runs/%lld\">JSON report</a>, "
+		    "<a href=\"/api/runs/%lld/reply\">reply on the review thread</a> (the mail), "
+		    "<a href=\"/api/runs/%lld/kcidb\">KCIDB submission</a> (JSON)</p>\n",
+		    (long long)run, (long long)run, (long long)run, (long long)run);
 	if (!runs) {
 		strbuf_adds(out, "<p class=\"state\">The run's times cannot be read: ");
 		esc(out, err.buf);
@@ -860,15 +896,18 @@ static void pager(struct strbuf *out, const char *path, int64_t page, int64_t to
 {
 	int64_t pages = total ? (total + PAGE_ROWS - 1) / PAGE_ROWS : 1;
 
+	/* @path may carry a query already (?branch=) */
+	const char *sep = strchr(path, '?') ? "&amp;" : "?";
+
 	if (pages <= 1 && page <= 1)
 		return;
 	strbuf_adds(out, "<nav class=\"pager\">");
 	if (page > 1)
-		strbuf_addf(out, "<a rel=\"prev\" href=\"%s?page=%lld\">&larr; newer</a> ", path,
+		strbuf_addf(out, "<a rel=\"prev\" href=\"%s%spage=%lld\">&larr; newer</a> ", path, sep,
 			    (long long)(page > pages ? pages : page - 1));
 	strbuf_addf(out, "page %lld of %lld", (long long)page, (long long)pages);
 	if (page < pages)
-		strbuf_addf(out, " <a rel=\"next\" href=\"%s?page=%lld\">older &rarr;</a>", path,
+		strbuf_addf(out, " <a rel=\"next\" href=\"%s%spage=%lld\">older &rarr;</a>", path, sep,
 			    (long long)page + 1);
 	strbuf_adds(out, "</nav>\n");
 }
@@ -980,7 +1019,48 @@ static void render_plot(struct strbuf *out, const json_t *runs)
 		    "of the runs on this page.</figcaption></figure>\n");
 }
 
-int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, struct strbuf *out)
+/* Links to @queue's runs on all branches and on each it was gated on; @branch is shown. */
+static void branch_links(sqlite3 *db, struct strbuf *out, const char *queue, const char *branch)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *answer = history_branches(db, &err), *b;
+	size_t i;
+
+	strbuf_adds(out, "<p class=\"branches\">Branches: ");
+	if (branch) {
+		strbuf_adds(out, "<a href=\"/queues/");
+		url_segment(out, queue);
+		strbuf_adds(out, "\">all</a>");
+	} else {
+		strbuf_adds(out, "<strong>all</strong>");
+	}
+	json_array_foreach(json_object_get(answer, "branches"), i, b) {
+		const char *name = get_string(b, "branch");
+
+		if (!name || strcmp(get_string(b, "queue") ? get_string(b, "queue") : "", queue))
+			continue;
+		strbuf_adds(out, " &middot; ");
+		if (branch && !strcmp(branch, name)) {
+			strbuf_adds(out, "<strong>");
+			esc(out, name);
+			strbuf_adds(out, "</strong>");
+			continue;
+		}
+		strbuf_adds(out, "<a href=\"/queues/");
+		url_segment(out, queue);
+		strbuf_adds(out, "?branch=");
+		url_segment(out, name);
+		strbuf_adds(out, "\">");
+		esc(out, name);
+		strbuf_adds(out, "</a>");
+	}
+	strbuf_adds(out, "</p>\n");
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
+int page_render_queue(sqlite3 *db, const char *queue, const char *branch, const char *page_number,
+		      struct strbuf *out)
 {
 	struct history_filter f = { .queue = queue, .limit = PAGE_ROWS };
 	struct strbuf err = STRBUF_INIT, title = STRBUF_INIT, path = STRBUF_INIT;
@@ -1002,6 +1082,9 @@ int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, s
 		goto out;
 	}
 	f.offset = (page - 1) * PAGE_ROWS;
+	if (branch && !*branch)
+		branch = NULL;
+	f.branch = branch;
 	answer = history_runs(db, &f, &err);
 	if (!answer) {
 		r = -errno;
@@ -1012,18 +1095,32 @@ int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, s
 	total = json_integer_value(json_object_get(answer, "total"));
 	if (!total) {
 		r = -ENOENT;
-		strbuf_addf(&err, "No run of a queue named %s is in the record.", queue);
+		strbuf_addf(&err, "No run of a queue named %s%s%s is in the record.", queue,
+			    branch ? " on branch " : "", branch ? branch : "");
 		page_render_message(out, title.buf, err.buf);
 		goto out;
 	}
 	page_path(&path, "/queues/", queue);
+	if (branch) {
+		strbuf_adds(&path, "?branch=");
+		url_segment(&path, branch);
+	}
 	page_head(out, title.buf, NULL);
 	strbuf_adds(out, "<h2>Queue ");
 	esc(out, queue);
+	if (branch) {
+		strbuf_adds(out, " on ");
+		esc(out, branch);
+	}
 	strbuf_addf(out, "</h2>\n<p class=\"links\">%lld runs, newest first. <a href=\"/api/runs?queue=",
 		    (long long)total);
 	url_segment(out, queue);
+	if (branch) {
+		strbuf_adds(out, "&amp;branch=");
+		url_segment(out, branch);
+	}
 	strbuf_addf(out, "&amp;limit=%d&amp;offset=%lld\">JSON</a></p>\n", PAGE_ROWS, (long long)f.offset);
+	branch_links(db, out, queue, branch);
 	if (!json_array_size(runs)) {
 		r = -ENOENT;
 		strbuf_addf(out, "<p class=\"state\">No run on page %lld.</p>\n", (long long)page);
@@ -1033,8 +1130,9 @@ int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, s
 	}
 	render_plot(out, runs);
 	pager(out, path.buf, page, total);
-	strbuf_adds(out, "<table class=\"timeline\"><tr><th>run</th><th>started</th><th>base</th><th>verdict</th>"
-		    "<th>drops</th><th>time to verdict</th><th>builds</th><th>boots</th><th>source</th></tr>\n");
+	strbuf_adds(out, "<table class=\"timeline\"><tr><th>run</th><th>branch</th><th>started</th><th>base</th>"
+		    "<th>verdict</th><th>drops</th><th>time to verdict</th><th>builds</th><th>boots</th>"
+		    "<th>source</th></tr>\n");
 	json_array_foreach(runs, i, run) {
 		long long id = json_integer_value(json_object_get(run, "run"));
 		const json_t *seconds = json_object_get(run, "seconds");
@@ -1042,6 +1140,8 @@ int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, s
 		strbuf_adds(out, "<tr class=\"run ");
 		esc(out, get_string(run, "verdict"));
 		strbuf_addf(out, "\"><td><a href=\"/runs/%lld\">%lld</a></td><td>", id, id);
+		esc(out, get_string(run, "branch"));
+		strbuf_adds(out, "</td><td>");
 		esc(out, get_string(run, "started_at"));
 		strbuf_adds(out, "</td><td>");
 		esc(out, get_string(run, "base"));

@@ -57,16 +57,20 @@ int page_render_search(sqlite3 *db, const char *query, struct strbuf *out, struc
 #define PAGE_ROWS 50
 
 /*
- * GET /queues/NAME?page=N: the runs of the queue whose series folder is
- * @queue (snapshot.queue, as history_runs()'s filter and the front page's
- * table name it), PAGE_ROWS a page, newest first: an SVG plot of time to
- * verdict and builds per run, then a timeline table (run, start, base,
+ * GET /queues/NAME?branch=B&page=N: the runs of the queue whose series
+ * folder is @queue (snapshot.queue, as history_runs()'s filter and the
+ * front page's table name it), on stable branch @branch only unless it is
+ * NULL or empty, PAGE_ROWS a page, newest first: links to the queue's
+ * runs on each branch it was gated on, an SVG plot of time to verdict and
+ * builds per run, then a timeline table (run, branch, start, base,
  * verdict, drops linked to their patches, time to verdict, builds, boots,
  * source) between "newer" and "older" links. @page_number is the raw
- * ?page= (NULL: 1). -EINVAL for a page that is not a whole number from 1;
- * -ENOENT when the record has no run of @queue, or none on that page.
+ * ?page= (NULL: 1). -EINVAL for a page that is not a whole number from 1
+ * or a branch that is not MAJOR.MINOR; -ENOENT when the record has no run
+ * of @queue (on @branch), or none on that page.
  */
-int page_render_queue(sqlite3 *db, const char *queue, const char *page_number, struct strbuf *out);
+int page_render_queue(sqlite3 *db, const char *queue, const char *branch, const char *page_number,
+		      struct strbuf *out);
 
 /*
  * GET /cases/NAME?page=N: the case's outcome in each finished run,

@@ -87,6 +87,48 @@ static bool is_url(const char *s)
 	return strstr(s, "://") != NULL;
 }
 
+/* The last component of @dir, trailing slashes aside (caller frees). */
+static char *last_component(const char *dir)
+{
+	char *copy = xstrdup(dir), *base, *name;
+
+	while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
+		copy[strlen(copy) - 1] = '\0';
+	base = strrchr(copy, '/');
+	name = xstrdup(base && base[1] ? base + 1 : copy);
+	free(copy);
+	return name;
+}
+
+char *queue_folder(const struct queue_request *req)
+{
+	const char *series_dir = req->series_dir ? req->series_dir : req->default_series_dir;
+	git_repository *repo = NULL;
+	char *direct;
+	bool plain;
+
+	if (is_url(req->source))
+		return xstrdup(series_dir);
+	git_libgit2_init();
+	plain = git_repository_open_ext(&repo, req->source, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0;
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	direct = xasprintf("%s/series", req->source);
+	plain = plain && !req->series_dir && access(direct, R_OK) == 0;
+	free(direct);
+	return plain ? last_component(req->source) : xstrdup(series_dir);
+}
+
+char *queue_source_key(const char *source)
+{
+	char *real;
+
+	if (is_url(source))
+		return xstrdup(source);
+	real = realpath(source, NULL);
+	return real ? real : xstrdup(source);
+}
+
 /* Where a fetched @url lives in the cache (caller frees). */
 static char *fetch_path(const char *url, const char *cache)
 {
@@ -448,7 +490,7 @@ int queue_load(const struct queue_request *req, struct queue_snapshot *ret, stru
 
 	memset(ret, 0, sizeof(*ret));
 	git_libgit2_init();
-	ret->source = xstrdup(req->source);
+	ret->source = queue_source_key(req->source);
 	if (is_url(req->source)) {
 		r = fetch_bounded(req->source, req->cache, &s.repo, err);
 		if (r < 0)
@@ -483,13 +525,8 @@ int queue_load(const struct queue_request *req, struct queue_snapshot *ret, stru
 			s.dir = xasprintf("%s/%s", req->source, series_dir);
 			ret->queue = xstrdup(series_dir);
 		} else {
-			const char *base;
-
 			s.dir = xstrdup(req->source);
-			while (strlen(s.dir) > 1 && s.dir[strlen(s.dir) - 1] == '/')
-				s.dir[strlen(s.dir) - 1] = '\0';
-			base = strrchr(s.dir, '/');
-			ret->queue = xstrdup(base ? base + 1 : s.dir);
+			ret->queue = last_component(req->source);
 		}
 		free(direct);
 	}

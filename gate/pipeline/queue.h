@@ -72,6 +72,24 @@ struct queue_request {
 };
 
 /*
+ * What the record keeps as the source of a snapshot read from @source
+ * (queue_snapshot.source): a URL as it is given, a local path made
+ * absolute without symlinks (as given when it cannot be resolved), so
+ * that the command line and the daemon name one queue alike. The caller
+ * frees it.
+ */
+char *queue_source_key(const char *source);
+
+/*
+ * The series folder a snapshot of @req is recorded under
+ * (queue_snapshot.queue), as queue_load() names it, without reading the
+ * queue: @req's series folder for a repository or a folder holding it,
+ * the folder's own name for a plain folder with a series file. The
+ * caller frees it.
+ */
+char *queue_folder(const struct queue_request *req);
+
+/*
  * Load the snapshot. Returns 0 (entries may carry errors), or -errno with
  * one line in @err when the queue as a whole cannot be read (no such
  * source, no series file, the ref does not exist, a fetch failed).

@@ -405,6 +405,38 @@ out:
 	return report;
 }
 
+json_t *history_latest_unjobbed(sqlite3 *db, const char *source, const char *queue,
+				const char *branch, const char *after, struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t run = 0;
+	int r, rc;
+
+	r = prepare(db, "SELECT r.id FROM run r JOIN snapshot s ON s.id = r.snapshot_id"
+		    " WHERE s.source = ?1 AND s.queue = ?2 AND r.verdict IN ('pass', 'drop')"
+		    " AND (r.base = ?3 OR r.base LIKE ?3 || '.%')"
+		    " AND (?4 IS NULL OR r.finished_at > ?4)"
+		    " AND NOT EXISTS (SELECT 1 FROM job j WHERE j.run_id = r.id)"
+		    " ORDER BY r.finished_at DESC, r.id DESC LIMIT 1", &st, "reading runs", err, "ssss",
+		    source, queue, branch, after);
+	if (r < 0)
+		goto out;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		run = sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_DONE)
+		r = -ENOENT;
+	else
+		r = db_error(db, "reading runs", err);
+out:
+	sqlite3_finalize(st);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return history_run_report(db, run, err);
+}
+
 /* An upstream sha, or a prefix of one long enough to mean one commit. */
 static bool is_sha_prefix(const char *key)
 {

@@ -173,6 +173,17 @@ json_t *history_regressions(sqlite3 *db, bool open_only, struct strbuf *err);
  */
 json_t *history_branches(sqlite3 *db, struct strbuf *err);
 
+/*
+ * One history for the command line and the daemon: the newest finished
+ * run (pass or drop) on stable branch @branch (MAJOR.MINOR) of the
+ * snapshots read from @source's series folder @queue (snapshot.source
+ * and snapshot.queue) that no daemon job recorded, finished after @after
+ * (ISO 8601 UTC as the record writes it; NULL: any time). Its report;
+ * ENOENT (@err left empty) when there is none.
+ */
+json_t *history_latest_unjobbed(sqlite3 *db, const char *source, const char *queue,
+				const char *branch, const char *after, struct strbuf *err);
+
 #define HISTORY_SEARCH_MAX 100
 
 /*

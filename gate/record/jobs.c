@@ -354,16 +354,19 @@ int jobs_recover(sqlite3 *db)
 }
 
 int jobs_latest_report(sqlite3 *db, const char *queue, int64_t *ret_job,
-		       char ret_state[JOBS_STATE_MAX], json_t **ret_report)
+		       char ret_state[JOBS_STATE_MAX], char ret_finished_at[JOBS_TIME_MAX],
+		       json_t **ret_report)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	*ret_job = 0;
 	ret_state[0] = '\0';
+	ret_finished_at[0] = '\0';
 	*ret_report = NULL;
 	/* the latest verdict; a newer job still waiting or running is jobs_pending_state()'s */
-	if (sql_prepare(db, &st, "SELECT job.id, job.state, run.report FROM job JOIN run ON run.id = job.run_id "
+	if (sql_prepare(db, &st, "SELECT job.id, job.state, run.report, job.finished_at FROM job "
+			"JOIN run ON run.id = job.run_id "
 			"WHERE job.queue = ? AND run.report IS NOT NULL ORDER BY job.id DESC LIMIT 1",
 			"s", queue) < 0)
 		return -EIO;
@@ -371,6 +374,9 @@ int jobs_latest_report(sqlite3 *db, const char *queue, int64_t *ret_job,
 	if (rc == SQLITE_ROW) {
 		*ret_job = sqlite3_column_int64(st, 0);
 		snprintf(ret_state, JOBS_STATE_MAX, "%s", (const char *)sqlite3_column_text(st, 1));
+		if (sqlite3_column_text(st, 3))
+			snprintf(ret_finished_at, JOBS_TIME_MAX, "%s",
+				 (const char *)sqlite3_column_text(st, 3));
 		if (sqlite3_column_text(st, 2))
 			*ret_report = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
 	}

@@ -154,11 +154,13 @@ int jobs_record_done(sqlite3 *db, const struct queue_config *q, int64_t job, jso
 /*
  * @queue's latest verdict: the newest job of @queue whose run has a
  * report. *ret_job is 0 when there is none; else the job, its state in
- * @ret_state, and the run's report in *ret_report (a new reference; NULL
- * when the stored text is not JSON). 0, or -EIO.
+ * @ret_state, when it finished in @ret_finished_at (ISO 8601 UTC, empty
+ * when not recorded), and the run's report in *ret_report (a new
+ * reference; NULL when the stored text is not JSON). 0, or -EIO.
  */
 int jobs_latest_report(sqlite3 *db, const char *queue, int64_t *ret_job,
-		       char ret_state[JOBS_STATE_MAX], json_t **ret_report);
+		       char ret_state[JOBS_STATE_MAX], char ret_finished_at[JOBS_TIME_MAX],
+		       json_t **ret_report);
 /* The state of @queue's newest job still queued or running into @ret_state, "" when none. 0, or -EIO. */
 int jobs_pending_state(sqlite3 *db, const char *queue, char ret_state[JOBS_STATE_MAX]);
 

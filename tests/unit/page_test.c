@@ -386,7 +386,7 @@ static void test_queue_page(void **state)
 	const char *newest, *older;
 
 	long_record(t->db);
-	assert_int_equal(page_render_queue(t->db, "queue-6.1", NULL, &page), 0);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", NULL, NULL, &page), 0);
 	expect_search_box(page.buf, "queue page 1");
 	expect_contains(page.buf, "<title>Queue queue-6.1 - backport-gate</title>");
 	expect_contains(page.buf, "<p class=\"links\">120 runs, newest first. "
@@ -395,7 +395,7 @@ static void test_queue_page(void **state)
 	if (count(page.buf, "<tr class=\"run ") != 50)
 		fail_msg("expected 50 runs on page 1, got %zu:\n%s", count(page.buf, "<tr class=\"run "), page.buf);
 	newest = expect_contains(page.buf, "<tr class=\"run drop\"><td><a href=\"/runs/120\">120</a></td>"
-				 "<td>2026-01-06T00:00:00Z</td><td>6.1.192</td>"
+				 "<td>6.1</td><td>2026-01-06T00:00:00Z</td><td>6.1.192</td>"
 				 "<td class=\"verdict drop\"><strong>drop</strong></td><td class=\"drops\">"
 				 "<a href=\"/runs/120#patch-shebang.patch\">&#9656;</a> "
 				 "<a href=\"/patches/shebang.patch\">shebang.patch</a></td>"
@@ -426,7 +426,7 @@ static void test_queue_page(void **state)
 
 	/* the last page: 20 runs, a link back, none further */
 	strbuf_reset(&page);
-	assert_int_equal(page_render_queue(t->db, "queue-6.1", "3", &page), 0);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", NULL, "3", &page), 0);
 	if (count(page.buf, "<tr class=\"run ") != 20)
 		fail_msg("expected 20 runs on page 3, got %zu:\n%s", count(page.buf, "<tr class=\"run "), page.buf);
 	expect_contains(page.buf, "<nav class=\"pager\"><a rel=\"prev\" href=\"/queues/queue-6.1?page=2\">&larr; newer</a> "
@@ -437,20 +437,40 @@ static void test_queue_page(void **state)
 
 	/* past the end: said so, with a way back to the last page */
 	strbuf_reset(&page);
-	assert_int_equal(page_render_queue(t->db, "queue-6.1", "4", &page), -ENOENT);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", NULL, "4", &page), -ENOENT);
 	expect_contains(page.buf, "<p class=\"state\">No run on page 4.</p>\n<nav class=\"pager\">"
 			"<a rel=\"prev\" href=\"/queues/queue-6.1?page=3\">&larr; newer</a> page 4 of 3</nav>");
 	for (const char *const *bad = (const char *const[]){ "0", "-1", "2x", "abc", " 2", "99999999999999999999",
 							    NULL }; *bad; bad++) {
 		strbuf_reset(&page);
-		if (page_render_queue(t->db, "queue-6.1", *bad, &page) != -EINVAL)
+		if (page_render_queue(t->db, "queue-6.1", NULL, *bad, &page) != -EINVAL)
 			fail_msg("expected ?page=%s to be refused with -EINVAL", *bad);
 		expect_contains(page.buf, "is not a page number");
 	}
 	strbuf_reset(&page);
-	assert_int_equal(page_render_queue(t->db, "queue-6.6", NULL, &page), -ENOENT);
+	assert_int_equal(page_render_queue(t->db, "queue-6.6", NULL, NULL, &page), -ENOENT);
 	expect_contains(page.buf, "No run of a queue named queue-6.6 is in the record.");
 	expect_search_box(page.buf, "unknown queue");
+
+	/* one branch: its runs, the pager keeping it, links to all and to each branch */
+	strbuf_reset(&page);
+	expect_contains(page_render_queue(t->db, "queue-6.1", NULL, NULL, &page) == 0 ? page.buf : "",
+			"<p class=\"branches\">Branches: <strong>all</strong> &middot; "
+			"<a href=\"/queues/queue-6.1?branch=6.1\">6.1</a></p>");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", "6.1", "2", &page), 0);
+	expect_contains(page.buf, "<h2>Queue queue-6.1 on 6.1</h2>");
+	expect_contains(page.buf, "<a href=\"/api/runs?queue=queue-6.1&amp;branch=6.1&amp;limit=50&amp;offset=50\">");
+	expect_contains(page.buf, "<p class=\"branches\">Branches: <a href=\"/queues/queue-6.1\">all</a> &middot; "
+			"<strong>6.1</strong></p>");
+	expect_contains(page.buf, "<a rel=\"prev\" href=\"/queues/queue-6.1?branch=6.1&amp;page=1\">&larr; newer</a>");
+	expect_contains(page.buf, "<a rel=\"next\" href=\"/queues/queue-6.1?branch=6.1&amp;page=3\">older &rarr;</a>");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", "6.12", NULL, &page), -ENOENT);
+	expect_contains(page.buf, "No run of a queue named queue-6.1 on branch 6.12 is in the record.");
+	strbuf_reset(&page);
+	assert_int_equal(page_render_queue(t->db, "queue-6.1", "six", NULL, &page), -EINVAL);
+	expect_contains(page.buf, "is not a stable branch");
 	strbuf_release(&page);
 }
 
@@ -464,7 +484,7 @@ static void test_queue_page_hostile(void **state)
 	if (sql_exec(t->db, "UPDATE snapshot SET queue = ?, source = ? WHERE id = 1", "ss", HOSTILE_NAME,
 		     "q/" SCRIPT) < 0)
 		fail_msg("UPDATE snapshot: %s", sqlite3_errmsg(t->db));
-	assert_int_equal(page_render_queue(t->db, HOSTILE_NAME, "1", &page), 0);
+	assert_int_equal(page_render_queue(t->db, HOSTILE_NAME, NULL, "1", &page), 0);
 	expect_inert(page.buf, "the hostile queue");
 	expect_contains(page.buf, "<title>Queue 0001-" SCRIPT_ESCAPED IMG_ESCAPED ".patch - backport-gate</title>");
 	expect_contains(page.buf, "<a href=\"/api/runs?queue=" NAME_IN_URL "&amp;limit=50&amp;offset=0\">JSON</a>");
