@@ -238,6 +238,15 @@ bench-config-check: deps
 	$(MAKE) all
 	bench/config-check
 
+# The pages at size (issue 23): the daemon serving 10,000 generated runs
+# (bench/gen-history, shaped on one real run of the 2019 sample queue),
+# 200 GETs per kind of page; p50, p99 and max into bench/results/pages.md
+# (about 2 minutes warm).
+.PHONY: bench-pages
+bench-pages: deps
+	$(MAKE) all
+	bench/pages
+
 # The Slurm executor with 1, 2 and 4 steps at once on the 128-patch,
 # 3-culprit bench queue, on a one-node cluster: time, builds, boots and
 # rounds per W into bench/results/slurm-workers.md (about an hour).

@@ -377,8 +377,8 @@ json_t *history_run_report(sqlite3 *db, int64_t run, struct strbuf *err)
 	json_error_t je;
 	int r, rc;
 
-	r = prepare(db, "SELECT report, verdict FROM run WHERE id = ?", &st, "reading runs", err, "i",
-		    (sqlite3_int64)run);
+	r = prepare(db, "SELECT rr.report, r.verdict FROM run r LEFT JOIN run_report rr ON rr.run_id = r.id"
+		    " WHERE r.id = ?", &st, "reading runs", err, "i", (sqlite3_int64)run);
 	if (r < 0)
 		goto out;
 	rc = sqlite3_step(st);

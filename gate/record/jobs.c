@@ -365,10 +365,9 @@ int jobs_latest_report(sqlite3 *db, const char *queue, int64_t *ret_job,
 	ret_finished_at[0] = '\0';
 	*ret_report = NULL;
 	/* the latest verdict; a newer job still waiting or running is jobs_pending_state()'s */
-	if (sql_prepare(db, &st, "SELECT job.id, job.state, run.report, job.finished_at FROM job "
-			"JOIN run ON run.id = job.run_id "
-			"WHERE job.queue = ? AND run.report IS NOT NULL ORDER BY job.id DESC LIMIT 1",
-			"s", queue) < 0)
+	if (sql_prepare(db, &st, "SELECT job.id, job.state, rr.report, job.finished_at FROM job "
+			"JOIN run_report rr ON rr.run_id = job.run_id "
+			"WHERE job.queue = ? ORDER BY job.id DESC LIMIT 1", "s", queue) < 0)
 		return -EIO;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {

@@ -175,6 +175,15 @@ static char *names_json_text(const struct strlist *list)
 	return text;
 }
 
+/* Run @run's JSON report @text (NULL: none, nothing written), in its own table (0010). */
+static int put_report(sqlite3 *db, int64_t run, const char *text)
+{
+	if (!text)
+		return 0;
+	return sql_exec(db, "INSERT OR REPLACE INTO run_report (run_id, report) VALUES (?, ?)", "is",
+			(sqlite3_int64)run, text);
+}
+
 static int insert_patch_rows(sqlite3 *db, const struct run_verdict *v)
 {
 	int r = 0;
@@ -214,10 +223,10 @@ int run_record_verdict(sqlite3 *db, const struct run_verdict *v, struct strbuf *
 	for (size_t i = 0; r == 0 && i < v->n_sequences; i++)
 		r = run_sequence_put(db, v->run, i + 1, &v->sequences[i]);
 	if (r == 0)
-		r = sql_exec(db, "UPDATE run SET verdict = ?, error = NULL, report = ?, builds = ?, "
+		r = sql_exec(db, "UPDATE run SET verdict = ?, error = NULL, builds = ?, "
 			     "boots = ?, evaluations = ?, seconds = ?, kept_tree = ?, kept_commit = ?, "
 			     "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
-			     "ssiiidssi", v->verdict, text, (sqlite3_int64)v->stats.builds,
+			     "siiidssi", v->verdict, (sqlite3_int64)v->stats.builds,
 			     (sqlite3_int64)v->stats.boots, (sqlite3_int64)v->stats.evaluations,
 			     v->stats.seconds, v->kept_tree, v->kept_commit, (sqlite3_int64)v->run);
 	if (r == 0 && sqlite3_changes(db) != 1) {
@@ -227,6 +236,8 @@ int run_record_verdict(sqlite3 *db, const struct run_verdict *v, struct strbuf *
 		free(text);
 		return -ENOENT;
 	}
+	if (r == 0)
+		r = put_report(db, v->run, text);
 	if (r == 0)
 		r = db_commit(db);
 	if (r < 0) {
@@ -241,13 +252,22 @@ int run_record_error(sqlite3 *db, int64_t run, const char *error, json_t *report
 		     const struct run_stats *stats, struct strbuf *err)
 {
 	char *text = report ? json_dumps(report, JSON_COMPACT) : NULL;
-	int r;
+	int r = db_begin(db);
 
-	r = sql_exec(db, "UPDATE run SET verdict = 'error', error = ?, report = ?, builds = ?, "
-		     "boots = ?, evaluations = ?, seconds = ?, "
-		     "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
-		     "ssiiidi", error, text, (sqlite3_int64)stats->builds, (sqlite3_int64)stats->boots,
-		     (sqlite3_int64)stats->evaluations, stats->seconds, (sqlite3_int64)run);
+	if (r == 0)
+		r = sql_exec(db, "UPDATE run SET verdict = 'error', error = ?, builds = ?, "
+			     "boots = ?, evaluations = ?, seconds = ?, "
+			     "finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
+			     "siiidi", error, (sqlite3_int64)stats->builds, (sqlite3_int64)stats->boots,
+			     (sqlite3_int64)stats->evaluations, stats->seconds, (sqlite3_int64)run);
+	if (r == 0)
+		r = put_report(db, run, text);
+	if (r == 0)
+		r = db_commit(db);
 	free(text);
-	return r < 0 ? run_error(db, r, "recording the run's error", err) : 0;
+	if (r < 0) {
+		r = run_error(db, r, "recording the run's error", err);
+		db_rollback(db);
+	}
+	return r;
 }

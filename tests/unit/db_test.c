@@ -3,7 +3,8 @@
  * The record's boots (db_boot_put, db_boot_get): what a boot put in comes
  * back out whole (status, evidence, every case with its kind, status and
  * diagnostic, in order), attempts count up per tree, and a failed boot
- * keeps its status and evidence but no cases.
+ * keeps its status and evidence but no cases. A record from before
+ * migration 0010 keeps its reports, in their own table.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "basic/xalloc.h"
 #include "record/db.h"
 #include "testdb.h"
 
@@ -113,12 +116,52 @@ static void test_build_round_trip(void **state)
 	strbuf_release(&first_error);
 }
 
+/*
+ * Migration 0010 on a record made before it: every stored report moves to
+ * run_report, a run without one gets no row, and the run table keeps no
+ * report column.
+ */
+static void test_reports_move_out(void **state)
+{
+	struct testdb *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	char *path = xasprintf("%s/old.db", f->dir);
+	sqlite3 *old, *db = NULL;
+	sqlite3_stmt *st;
+	size_t i;
+
+	assert_int_equal(sqlite3_open(path, &old), SQLITE_OK);
+	for (i = 0; i < db_migration_count && strncmp(db_migrations[i].name, "0010", 4); i++)
+		assert_int_equal(sqlite3_exec(old, db_migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(i, 9);
+	assert_int_equal(sqlite3_exec(old, "PRAGMA user_version=9;"
+				      "INSERT INTO snapshot (id, queue, source, content_hash) VALUES (1, 'q', '/q', 'h');"
+				      "INSERT INTO run (id, snapshot_id, base, suite, verdict, report) VALUES"
+				      " (1, 1, '6.1.192', 's', 'drop', '{\"run\":1}'),"
+				      " (2, 1, '6.1.192', 's', 'running', NULL);", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(old);
+
+	assert_int_equal(db_open(path, &db, &err), 0);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT group_concat(run_id || ' ' || report, ';') FROM run_report",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "1 {\"run\":1}");
+	sqlite3_finalize(st);
+	assert_int_not_equal(sqlite3_prepare_v2(db, "SELECT report FROM run", -1, &st, NULL), SQLITE_OK);
+	sqlite3_finalize(st);
+	db_close(db);
+	unlink(path);
+	free(path);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_boot_round_trip, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_failed_boot, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_build_round_trip, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_reports_move_out, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -204,9 +204,10 @@ static void hostile_record(sqlite3 *db)
 	if (sql_exec(db, "INSERT INTO snapshot (id, queue, source, content_hash) VALUES"
 		     " (1, 'queue-6.1', 'q', 'h1')", NULL) < 0)
 		fail_msg("the snapshot: %s", sqlite3_errmsg(db));
-	if (sql_exec(db, "INSERT INTO run (id, snapshot_id, base, suite, verdict, report, builds, boots, started_at,"
-		     " finished_at, seconds) VALUES (1, 1, '6.1.192', 's', 'drop', ?, 3, 4,"
-		     " '2026-02-02T10:00:00Z', '2026-02-02T10:04:15Z', 255.2)", "s", text) < 0)
+	if (sql_exec(db, "INSERT INTO run (id, snapshot_id, base, suite, verdict, builds, boots, started_at,"
+		     " finished_at, seconds) VALUES (1, 1, '6.1.192', 's', 'drop', 3, 4,"
+		     " '2026-02-02T10:00:00Z', '2026-02-02T10:04:15Z', 255.2)", NULL) < 0 ||
+	    sql_exec(db, "INSERT INTO run_report (run_id, report) VALUES (1, ?)", "s", text) < 0)
 		fail_msg("the hostile run: %s", sqlite3_errmsg(db));
 	if (sql_exec(db, "INSERT INTO patch (id, snapshot_id, position, name, upstream, subject, author) VALUES"
 		     " (1, 1, 1, ?, ?, ?, ?), (2, 1, 2, ?, NULL, ?, 'x')", "ssssss", HOSTILE_NAME, HOSTILE_SHA,

@@ -93,7 +93,8 @@ static void test_start_and_verdict(void **state)
 	v.run = run;
 	assert_int_equal(run_record_verdict(f->db, &v, &err), 0);
 	assert_query(f->db, "SELECT verdict || ' ' || report || ' ' || builds || ' ' || boots || ' ' || "
-		     "evaluations || ' ' || kept_tree FROM run", "drop {\"verdict\":\"drop\"} 1 2 3 t");
+		     "evaluations || ' ' || kept_tree FROM run JOIN run_report ON run_id = id",
+		     "drop {\"verdict\":\"drop\"} 1 2 3 t");
 	assert_query(f->db, "SELECT status || ':' || COALESCE(reason, '-') || ':' || regressions || ':' || "
 		     "changes FROM verdict ORDER BY patch_id",
 		     "drop:regression:[\"case-x\",\"case-y\"]:[],drop:apply:[]:[]");
@@ -178,7 +179,8 @@ static void test_error(void **state)
 	start(f, &run, ids);
 	assert_int_equal(run_record_error(f->db, run, "build: no space left", NULL, &stats, &err), 0);
 	assert_query(f->db, "SELECT verdict || ':' || error || ':' || builds || ':' || "
-		     "COALESCE(report, '-') FROM run", "error:build: no space left:2:-");
+		     "COALESCE(report, '-') FROM run LEFT JOIN run_report ON run_id = id",
+		     "error:build: no space left:2:-");
 	assert_int_equal(run_record_verdict(f->db, &v, &err), -ENOENT);
 	assert_string_equal(err.buf, "database: recording the verdict: run 42 is not in the record");
 	json_decref(report);

@@ -1,0 +1,13 @@
+-- A run's JSON report in a table of its own. Kept in the run row, the
+-- report (about 10 KB) sat between the columns every list reads, so a
+-- scan of the runs (the pages, /api/runs, the regressions) read every
+-- report's overflow pages too: 141 ms for the newest 50 of 10,000 runs
+-- against 9 ms without (bench/pages, issue 23). One row per run that
+-- has a report; a run without one (still running, or made before it
+-- finished) has none.
+CREATE TABLE run_report (
+	run_id INTEGER PRIMARY KEY REFERENCES run(id),
+	report TEXT NOT NULL
+);
+INSERT INTO run_report (run_id, report) SELECT id, report FROM run WHERE report IS NOT NULL;
+ALTER TABLE run DROP COLUMN report;
