@@ -451,3 +451,12 @@ expect_eq "DOM of $queue_page?branch=6.12: one timeline row, run $run612 on 6.12
 	"$(grep -c '<tr class="run ' "$tmp/queue612.html") $(grep -c "<tr class=\"run pass\"><td><a href=\"/runs/$run612\">$run612</a></td><td>6.12</td>" "$tmp/queue612.html")"
 expect_contains "DOM of $queue_page?branch=6.12: a link back to every branch" \
 	"Branches: <a href=\"$queue_page\">all</a>" "$(cat "$tmp/queue612.html")"
+
+# 11. A case in one queue: the grid of the runs where its outcome changed
+# and the patches they blamed (the 2019 change, for test.pl).
+status=0
+browser --dump-dom "$base/cases/test.pl?queue=$(url_encode "$queue_name")" >"$tmp/grid.html" || status=$?
+expect_eq "chromium --dump-dom of /cases/test.pl?queue=$queue_name: exit status" 0 "$status"
+expect_contains "DOM of the case in one queue: a grid row for the culprit, regressed in run $run" \
+	"<tr><td><a href=\"/patches/$culprit\">$culprit</a></td><td class=\"regressed\">regressed</td>" \
+	"$(cat "$tmp/grid.html")"

@@ -11,3 +11,10 @@ CREATE TABLE run_report (
 );
 INSERT INTO run_report (run_id, report) SELECT id, report FROM run WHERE report IS NOT NULL;
 ALTER TABLE run DROP COLUMN report;
+-- A run's job (jobs_for_run(), and the front page's runs that no job
+-- made) without a scan of the jobs.
+CREATE INDEX job_run ON job (run_id);
+-- Runs newest first (the pages, /api/runs, a case's runs) read in index
+-- order: with LIMIT, only a page's rows are looked at (a case page of
+-- 10,000 runs: 111 ms without it, 2 ms with it).
+CREATE INDEX run_started ON run (started_at, id);

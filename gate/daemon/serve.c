@@ -326,7 +326,7 @@ static enum MHD_Result handle_page(struct MHD_Connection *c, sqlite3 *db, const 
 	} else if (!strncmp(url, "/queues/", 8)) {
 		r = page_render_queue(db, url + 8, query(c, "branch"), query(c, "page"), &html);
 	} else if (!strncmp(url, "/cases/", 7)) {
-		r = page_render_case(db, url + 7, query(c, "page"), &html);
+		r = page_render_case(db, url + 7, query(c, "queue"), query(c, "page"), &html);
 	} else if (!strcmp(url, "/regressions")) {
 		r = page_render_regressions(db, &html);
 	} else {
@@ -489,7 +489,7 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, co
 		    (offset && history_parse_offset("offset", offset, &skip, &err) < 0))
 			missing = MHD_HTTP_BAD_REQUEST;
 		else
-			v = history_case(db, url + 11, n, skip, &err);
+			v = history_case_in(db, url + 11, query(c, "queue"), n, skip, &err);
 	} else if (!strcmp(url, "/api/regressions")) {
 		const char *open = query(c, "open");
 

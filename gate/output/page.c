@@ -8,11 +8,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "basic/strlist.h"
 #include "output/page.h"
 #include "pipeline/queue.h"
 #include "pipeline/target.h"
 #include "record/history.h"
 #include "record/jobs.h"
+
+/* The case grid (render_case_grid()): runs of the queue looked at, changes shown. */
+#define CASE_GRID_RUNS 200
+#define CASE_GRID_COLUMNS 20
 
 static void esc(struct strbuf *out, const char *s)
 {
@@ -1181,7 +1186,149 @@ out:
 	return r;
 }
 
-int page_render_case(sqlite3 *db, const char *name, const char *page_number, struct strbuf *out)
+/* Whether @patches (a JSON array of names) holds @name. */
+static bool names_hold(const json_t *patches, const char *name)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(patches, i, p)
+		if (json_string_value(p) && !strcmp(json_string_value(p), name))
+			return true;
+	return false;
+}
+
+/*
+ * The grid of queue @queue for case @name: of the queue's newest
+ * CASE_GRID_RUNS finished runs, those where the case's outcome differs
+ * from the run before (the oldest one looked at, when it is not a pass)
+ * are the columns, oldest to newest, the newest CASE_GRID_COLUMNS of
+ * them; the patches those runs blame are the rows, and a cell says
+ * whether that run blamed that patch.
+ */
+static void render_case_grid(sqlite3 *db, struct strbuf *out, const char *name, const char *queue)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct strlist rows = STRLIST_INIT;
+	json_t *answer = history_case_in(db, name, queue, CASE_GRID_RUNS, 0, &err), *runs, *run;
+	const json_t *cols[CASE_GRID_COLUMNS];
+	const char *before = NULL;
+	size_t n, n_cols = 0, first = 0, i, k;
+
+	strbuf_adds(out, "<h3>Where it changed in ");
+	esc(out, queue);
+	strbuf_adds(out, "</h3>\n");
+	if (!answer) {
+		strbuf_adds(out, "<p class=\"state\">The record cannot be read: ");
+		esc(out, err.buf);
+		strbuf_adds(out, "</p>\n");
+		strbuf_release(&err);
+		return;
+	}
+	runs = json_object_get(answer, "runs");
+	n = json_array_size(runs);
+	/* oldest to newest; a ring of the newest CASE_GRID_COLUMNS changes */
+	for (i = n; i-- > 0;) {
+		const char *outcome = get_string(json_array_get(runs, i), "outcome");
+
+		if (outcome && (before ? strcmp(before, outcome) != 0 : strcmp(outcome, "pass") != 0)) {
+			cols[(first + n_cols) % CASE_GRID_COLUMNS] = json_array_get(runs, i);
+			if (n_cols < CASE_GRID_COLUMNS)
+				n_cols++;
+			else
+				first = (first + 1) % CASE_GRID_COLUMNS;
+		}
+		before = outcome;
+	}
+	if (!n_cols) {
+		strbuf_addf(out, "<p class=\"state\">No change in the newest %zu finished runs of the queue%s.</p>\n",
+			    n, n ? ": it passed in every one" : "");
+		goto out;
+	}
+	for (i = 0; i < n_cols; i++)
+		json_array_foreach(json_object_get(cols[(first + i) % CASE_GRID_COLUMNS], "patches"), k, run)
+			if (json_string_value(run))
+				strlist_add_unique(&rows, json_string_value(run));
+	strbuf_addf(out, "<p class=\"links\">The runs, of its newest %zu, where the outcome changed "
+		    "(oldest first), and the patches they blamed.</p>\n<table class=\"case-grid\"><tr><th>patch</th>", n);
+	for (i = 0; i < n_cols; i++) {
+		const json_t *col = cols[(first + i) % CASE_GRID_COLUMNS];
+		long long id = json_integer_value(json_object_get(col, "run"));
+
+		strbuf_addf(out, "<th><a href=\"/runs/%lld\">%lld</a><br>", id, id);
+		esc(out, get_string(col, "outcome"));
+		strbuf_adds(out, "</th>");
+	}
+	strbuf_adds(out, "</tr>\n");
+	for (k = 0; k < rows.n; k++) {
+		strbuf_adds(out, "<tr><td>");
+		link_to(out, "/patches/", rows.items[k]);
+		strbuf_adds(out, "</td>");
+		for (i = 0; i < n_cols; i++) {
+			const json_t *col = cols[(first + i) % CASE_GRID_COLUMNS];
+
+			if (names_hold(json_object_get(col, "patches"), rows.items[k])) {
+				strbuf_adds(out, "<td class=\"");
+				esc(out, get_string(col, "outcome"));
+				strbuf_adds(out, "\">");
+				esc(out, get_string(col, "outcome"));
+				strbuf_adds(out, "</td>");
+			} else {
+				strbuf_adds(out, "<td></td>");
+			}
+		}
+		strbuf_adds(out, "</tr>\n");
+	}
+	strbuf_adds(out, "</table>\n");
+out:
+	strlist_release(&rows);
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
+/* Links to the case's page for each queue of the record; @queue is shown. */
+static void case_queue_links(sqlite3 *db, struct strbuf *out, const char *name, const char *queue)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct strlist queues = STRLIST_INIT;
+	json_t *answer = history_branches(db, &err), *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(answer, "branches"), i, b)
+		if (get_string(b, "queue"))
+			strlist_add_unique(&queues, get_string(b, "queue"));
+	strbuf_adds(out, "<p class=\"queues\">By queue: ");
+	if (queue) {
+		strbuf_adds(out, "<a href=\"/cases/");
+		url_segment(out, name);
+		strbuf_adds(out, "\">all</a>");
+	} else {
+		strbuf_adds(out, "<strong>all</strong>");
+	}
+	for (i = 0; i < queues.n; i++) {
+		strbuf_adds(out, " &middot; ");
+		if (queue && !strcmp(queue, queues.items[i])) {
+			strbuf_adds(out, "<strong>");
+			esc(out, queues.items[i]);
+			strbuf_adds(out, "</strong>");
+			continue;
+		}
+		strbuf_adds(out, "<a href=\"/cases/");
+		url_segment(out, name);
+		strbuf_adds(out, "?queue=");
+		url_segment(out, queues.items[i]);
+		strbuf_adds(out, "\">");
+		esc(out, queues.items[i]);
+		strbuf_adds(out, "</a>");
+	}
+	strbuf_adds(out, "</p>\n");
+	strlist_release(&queues);
+	json_decref(answer);
+	strbuf_release(&err);
+}
+
+int page_render_case(sqlite3 *db, const char *name, const char *queue, const char *page_number,
+		     struct strbuf *out)
 {
 	struct strbuf err = STRBUF_INIT, title = STRBUF_INIT, path = STRBUF_INIT;
 	json_t *answer = NULL, *runs, *run;
@@ -1189,6 +1336,8 @@ int page_render_case(sqlite3 *db, const char *name, const char *page_number, str
 	size_t i;
 	int r = 0;
 
+	if (queue && !*queue)
+		queue = NULL;
 	strbuf_addf(&title, "Case %s", name ? name : "");
 	if (parse_page_number(page_number, &page) < 0) {
 		r = -EINVAL;
@@ -1196,7 +1345,7 @@ int page_render_case(sqlite3 *db, const char *name, const char *page_number, str
 		page_render_message(out, title.buf, err.buf);
 		goto out;
 	}
-	answer = history_case(db, name, PAGE_ROWS, (page - 1) * PAGE_ROWS, &err);
+	answer = history_case_in(db, name, queue, PAGE_ROWS, (page - 1) * PAGE_ROWS, &err);
 	if (!answer) {
 		r = -errno;
 		page_render_message(out, title.buf, err.buf);
@@ -1211,10 +1360,22 @@ int page_render_case(sqlite3 *db, const char *name, const char *page_number, str
 		goto out;
 	}
 	page_path(&path, "/cases/", name);
+	if (queue) {
+		strbuf_adds(&path, "?queue=");
+		url_segment(&path, queue);
+	}
 	page_head(out, title.buf, NULL);
 	strbuf_adds(out, "<h2>Case ");
 	esc(out, name);
-	strbuf_adds(out, "</h2>\n<p class=\"links\">");
+	if (queue) {
+		strbuf_adds(out, " in ");
+		esc(out, queue);
+	}
+	strbuf_adds(out, "</h2>\n");
+	case_queue_links(db, out, name, queue);
+	if (queue && total)
+		render_case_grid(db, out, name, queue);
+	strbuf_adds(out, "<p class=\"links\">");
 	if (get_string(answer, "kind")) {
 		strbuf_adds(out, "A ");
 		esc(out, get_string(answer, "kind"));
@@ -1222,7 +1383,12 @@ int page_render_case(sqlite3 *db, const char *name, const char *page_number, str
 	}
 	strbuf_addf(out, "its outcome in %lld finished runs, newest first. <a href=\"/api/cases/", (long long)total);
 	url_segment(out, name);
-	strbuf_addf(out, "?limit=%d&amp;offset=%lld\">JSON</a></p>\n", PAGE_ROWS, (long long)(page - 1) * PAGE_ROWS);
+	strbuf_addf(out, "?limit=%d&amp;offset=%lld", PAGE_ROWS, (long long)(page - 1) * PAGE_ROWS);
+	if (queue) {
+		strbuf_adds(out, "&amp;queue=");
+		url_segment(out, queue);
+	}
+	strbuf_adds(out, "\">JSON</a></p>\n");
 	if (!json_array_size(runs)) {
 		if (total)
 			r = -ENOENT;

@@ -73,13 +73,17 @@ int page_render_queue(sqlite3 *db, const char *queue, const char *branch, const 
 		      struct strbuf *out);
 
 /*
- * GET /cases/NAME?page=N: the case's outcome in each finished run,
- * PAGE_ROWS a page, from history_case(): run, queue, start, outcome, its
- * status on the base tree and with the queue where a boot recorded them,
- * the patches blamed. -ENOENT for a case the record does not know, or a
- * page past the last; -EINVAL as page_render_queue().
+ * GET /cases/NAME?queue=Q&page=N: the case's outcome in each finished
+ * run (of queue @queue only, unless it is NULL or empty), PAGE_ROWS a
+ * page, from history_case_in(): run, queue, start, outcome, its status on
+ * the base tree and with the queue where a boot recorded them, the
+ * patches blamed; links to the case in each queue; for one queue, first
+ * a grid of the patches blamed by the runs where the case's outcome
+ * changed, among the queue's newest 200. -ENOENT for a case the record
+ * does not know, or a page past the last; -EINVAL as page_render_queue().
  */
-int page_render_case(sqlite3 *db, const char *name, const char *page_number, struct strbuf *out);
+int page_render_case(sqlite3 *db, const char *name, const char *queue, const char *page_number,
+		     struct strbuf *out);
 
 /*
  * GET /regressions: history_regressions() as a page: one row per patch

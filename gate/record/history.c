@@ -689,6 +689,12 @@ static int case_outcome(sqlite3 *db, sqlite3_stmt *st, int64_t run, const char *
 
 json_t *history_case(sqlite3 *db, const char *name, int64_t limit, int64_t offset, struct strbuf *err)
 {
+	return history_case_in(db, name, NULL, limit, offset, err);
+}
+
+json_t *history_case_in(sqlite3 *db, const char *name, const char *queue, int64_t limit,
+			int64_t offset, struct strbuf *err)
+{
 	sqlite3_stmt *runs_st = NULL, *mentions = NULL, *count = NULL;
 	json_t *out = NULL, *runs, *kind = NULL, *name_json = NULL;
 	int64_t total = 0;
@@ -719,8 +725,9 @@ json_t *history_case(sqlite3 *db, const char *name, int64_t limit, int64_t offse
 	if (!known)
 		goto set_total;
 
-	r = prepare(db, "SELECT count(*) FROM run WHERE verdict IN ('pass', 'drop')", &count, "counting runs",
-		    err, "");
+	r = prepare(db, "SELECT count(*) FROM run r JOIN snapshot s ON s.id = r.snapshot_id"
+		    " WHERE r.verdict IN ('pass', 'drop') AND (?1 IS NULL OR s.queue = ?1)", &count,
+		    "counting runs", err, "s", queue);
 	if (r < 0)
 		goto out;
 	if (sqlite3_step(count) != SQLITE_ROW) {
@@ -733,9 +740,10 @@ json_t *history_case(sqlite3 *db, const char *name, int64_t limit, int64_t offse
 		    CASE_STATUS_IN("AND q.patches = '[]'") ", "
 		    CASE_STATUS_IN("ORDER BY json_array_length(q.patches) DESC, q.position")
 		    " FROM run r JOIN snapshot s ON s.id = r.snapshot_id"
-		    " WHERE r.verdict IN ('pass', 'drop') ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?3",
-		    &runs_st, "reading runs", err, "sii", name, (sqlite3_int64)(limit ? limit : -1),
-		    (sqlite3_int64)offset);
+		    " WHERE r.verdict IN ('pass', 'drop') AND (?4 IS NULL OR s.queue = ?4)"
+		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?3",
+		    &runs_st, "reading runs", err, "siis", name, (sqlite3_int64)(limit ? limit : -1),
+		    (sqlite3_int64)offset, queue);
 	if (r < 0)
 		goto out;
 	r = prepare(db, "SELECT p.name, 'regressed', p.position FROM verdict v JOIN patch p ON p.id = v.patch_id,"

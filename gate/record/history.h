@@ -142,6 +142,9 @@ json_t *history_patch(sqlite3 *db, const char *key, struct strbuf *err);
  * build or boot). EINVAL for an empty name, a negative limit or offset.
  */
 json_t *history_case(sqlite3 *db, const char *name, int64_t limit, int64_t offset, struct strbuf *err);
+/* The same over the runs of one queue (series folder) @queue; NULL: every queue. */
+json_t *history_case_in(sqlite3 *db, const char *name, const char *queue, int64_t limit,
+			int64_t offset, struct strbuf *err);
 
 /*
  * Per queue and branch (by queue name, then branch in release order),

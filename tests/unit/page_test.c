@@ -511,7 +511,7 @@ static void test_case_page(void **state)
 	assert_int_equal(page_render_run(t->db, 1, &page), 0);
 	expect_contains(page.buf, "<a href=\"/cases/" CASE_IN_URL "\">" CASE_NAME_ESCAPED "</a>");
 	strbuf_reset(&page);
-	assert_int_equal(page_render_case(t->db, CASE_NAME, NULL, &page), 0);
+	assert_int_equal(page_render_case(t->db, CASE_NAME, NULL, NULL, &page), 0);
 	expect_inert(page.buf, "the hostile case");
 	expect_search_box(page.buf, "case page");
 	expect_contains(page.buf, "<h2>Case " CASE_NAME_ESCAPED "</h2>");
@@ -524,7 +524,7 @@ static void test_case_page(void **state)
 			SCRIPT_ESCAPED IMG_ESCAPED ".patch</a> (<a href=\"/runs/1#patch-" NAME_IN_URL
 			"\">evidence</a>)</td></tr>");
 	strbuf_reset(&page);
-	assert_int_equal(page_render_case(t->db, "no-such-case", NULL, &page), -ENOENT);
+	assert_int_equal(page_render_case(t->db, "no-such-case", NULL, NULL, &page), -ENOENT);
 	expect_contains(page.buf, "No case named no-such-case in the record");
 	strbuf_release(&page);
 }
@@ -546,7 +546,7 @@ static void test_case_page_outcomes_and_pages(void **state)
 			 " (1, 'test.pl', 'contract', 'pass'), (2, 'test.pl', 'contract', 'fail');",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("the boots: %s", sqlite3_errmsg(t->db));
-	assert_int_equal(page_render_case(t->db, "test.pl", NULL, &page), 0);
+	assert_int_equal(page_render_case(t->db, "test.pl", NULL, NULL, &page), 0);
 	expect_contains(page.buf, "A contract case; its outcome in 120 finished runs");
 	expect_contains(page.buf, "<tr class=\"regressed\"><td><a href=\"/runs/120\">120</a></td>"
 			"<td><a href=\"/queues/queue-6.1\">queue-6.1</a></td><td>2026-01-06T00:00:00Z</td>"
@@ -556,16 +556,39 @@ static void test_case_page_outcomes_and_pages(void **state)
 		fail_msg("expected 50 runs on the case's first page:\n%s", page.buf);
 	expect_contains(page.buf, "page 1 of 3 <a rel=\"next\" href=\"/cases/test.pl?page=2\">older &rarr;</a>");
 	strbuf_reset(&page);
-	assert_int_equal(page_render_case(t->db, "test.pl", "3", &page), 0);
+	assert_int_equal(page_render_case(t->db, "test.pl", NULL, "3", &page), 0);
 	if (count(page.buf, "<tr class=\"regressed\">") + count(page.buf, "<tr class=\"pass\">") != 20)
 		fail_msg("expected 20 runs on the case's last page:\n%s", page.buf);
 	expect_contains(page.buf, "<a rel=\"prev\" href=\"/cases/test.pl?page=2\">&larr; newer</a> page 3 of 3</nav>");
 	expect_contains(page.buf, "<td>-</td><td>-</td>");
 	strbuf_reset(&page);
-	assert_int_equal(page_render_case(t->db, "test.pl", "4", &page), -ENOENT);
+	assert_int_equal(page_render_case(t->db, "test.pl", NULL, "4", &page), -ENOENT);
 	expect_contains(page.buf, "No run on this page.");
 	strbuf_reset(&page);
-	assert_int_equal(page_render_case(t->db, "test.pl", "x", &page), -EINVAL);
+	assert_int_equal(page_render_case(t->db, "test.pl", NULL, "x", &page), -EINVAL);
+
+	/* by queue: the links, and the grid of the runs where the outcome changed */
+	strbuf_reset(&page);
+	assert_int_equal(page_render_case(t->db, "test.pl", NULL, NULL, &page), 0);
+	expect_contains(page.buf, "<p class=\"queues\">By queue: <strong>all</strong> &middot; "
+			"<a href=\"/cases/test.pl?queue=queue-6.1\">queue-6.1</a></p>");
+	if (strstr(page.buf, "case-grid"))
+		fail_msg("expected no grid without a queue:\n%s", page.buf);
+	strbuf_reset(&page);
+	assert_int_equal(page_render_case(t->db, "test.pl", "queue-6.1", NULL, &page), 0);
+	expect_contains(page.buf, "<h2>Case test.pl in queue-6.1</h2>");
+	expect_contains(page.buf, "By queue: <a href=\"/cases/test.pl\">all</a> &middot; <strong>queue-6.1</strong>");
+	/* every third run regressed: of the newest 20 changes, run 91 (back to pass) is the oldest */
+	if (count(page.buf, "<th><a href=\"/runs/") != 20)
+		fail_msg("expected 20 changes in the grid:\n%s", page.buf);
+	expect_contains(page.buf, "<table class=\"case-grid\"><tr><th>patch</th><th><a href=\"/runs/91\">91</a><br>pass</th>"
+			"<th><a href=\"/runs/93\">93</a><br>regressed</th>");
+	expect_contains(page.buf, "<th><a href=\"/runs/120\">120</a><br>regressed</th></tr>");
+	expect_contains(page.buf, "<tr><td><a href=\"/patches/shebang.patch\">shebang.patch</a></td><td></td>"
+			"<td class=\"regressed\">regressed</td>");
+	if (count(page.buf, "<tr><td><a href=\"/patches/") != 1)
+		fail_msg("expected one patch row (only shebang.patch is blamed):\n%s", page.buf);
+	expect_contains(page.buf, "page 1 of 3 <a rel=\"next\" href=\"/cases/test.pl?queue=queue-6.1&amp;page=2\">");
 	strbuf_release(&page);
 }
 
