@@ -7,7 +7,9 @@
 # by hand); a screenshot must be the size asked for and not blank. Then
 # the run, patch, queue and case pages, the open regressions and the
 # search: their DOM, the queue's plot in a screenshot, and hostile names
-# that must add no element.
+# that must add no element, inserted into the record and gated for real.
+# Then one history (a command-line run under a configured queue), the
+# run's reply and KCIDB renderings, the queue by branch and the case grid.
 #
 # The verdict comes from `backport-gate run` into the test's own record;
 # the kernel cache is the machine's, where the trees of that queue are
@@ -460,3 +462,28 @@ expect_eq "chromium --dump-dom of /cases/test.pl?queue=$queue_name: exit status"
 expect_contains "DOM of the case in one queue: a grid row for the culprit, regressed in run $run" \
 	"<tr><td><a href=\"/patches/$culprit\">$culprit</a></td><td class=\"regressed\">regressed</td>" \
 	"$(cat "$tmp/grid.html")"
+
+# 12. A queue gated for real whose patch's file name and subject carry
+# markup (issue 23 item 3): the gate reads it and keeps it (a change to
+# documentation the test kernel does not read), the record holds it as
+# written, and no page made from the record gets an element or an
+# attribute from it.
+hostile_dir=$top/tests/data/patches/hostile-names
+hostile_file=$(head -n 1 "$hostile_dir/series")
+status=0
+"$gate" run --config-check none --queue "$hostile_dir" --db "$tmp/gate.db" --json "$tmp/hostile.json" \
+	>"$tmp/hostile.out" 2>"$tmp/hostile.err" || status=$?
+expect_eq "the gate on a queue whose patch's name and subject carry markup: pass, the patch kept as named" \
+	"0 pass $hostile_file" "$status $(jq -r '"\(.verdict) \(.patches[0].name)"' "$tmp/hostile.json" 2>/dev/null)"
+hostile_run=$(jq -r .run "$tmp/hostile.json" 2>/dev/null)
+for page in "/runs/$hostile_run" "/patches/$(url_encode "$hostile_file")" "/search?q=$(url_encode 'docs: alert(1)')"; do
+	status=0
+	browser --dump-dom "$base$page" >"$tmp/gated.html" || status=$?
+	expect_eq "chromium --dump-dom of $page (gated): exit status" 0 "$status"
+	expect_eq "DOM of $page (gated): no <script> and no <img> element" "0 0" \
+		"$(grep -c '<script' "$tmp/gated.html") $(grep -c '<img' "$tmp/gated.html")"
+	expect_contains "DOM of $page (gated): the file name shown as text" \
+		"&lt;script&gt;alert(1)&lt;script&gt;\"&gt;&lt;img-src=x-onerror=alert(1)&gt;.patch" "$(cat "$tmp/gated.html")"
+	expect_contains "DOM of $page (gated): the subject shown as text" \
+		"docs: &lt;script&gt;alert(1)&lt;/script&gt;\"&gt;&lt;img src=x onerror=alert(1)&gt;" "$(cat "$tmp/gated.html")"
+done

@@ -267,10 +267,17 @@ static int check_links(struct workspace *ws, struct apply_outcome *o)
 				return r;
 		}
 		if (e->dirty && e->exists && (e->mode & 0170000) == LINK_MODE &&
-		    link_leaves_tree(e->path, e->content.buf, e->content.len))
-			return failf(o, e->path, 0, "%s: a symlink to '%.*s', which leaves the tree",
-				     e->path, (int)strnlen(e->content.buf, e->content.len),
-				     e->content.buf);
+		    link_leaves_tree(e->path, e->content.buf, e->content.len)) {
+			/* the target is the patch's: escaped, so it cannot forge a line */
+			struct strbuf target = STRBUF_INIT;
+			int r;
+
+			patch_add_escaped(&target, e->content.buf, e->content.len);
+			r = failf(o, e->path, 0, "%s: a symlink to '%s', which leaves the tree",
+				  e->path, target.buf);
+			strbuf_release(&target);
+			return r;
+		}
 	}
 	return 0;
 }

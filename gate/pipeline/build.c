@@ -67,9 +67,9 @@ static void build_tick(void *arg)
  */
 #define MAKE_MARK ".bg-make"
 
+/* nftw() takes no argument for its callback: one scrub at a time (no make runs on another thread) */
 static struct {
 	struct timespec since;
-	size_t top_len;
 	unsigned long removed;
 	int error;
 } scrub;
@@ -103,11 +103,12 @@ static int scrub_one(const char *path, const struct stat *st, int type, struct F
 static int make_begin(const char *build, const char *mark, struct strbuf *err)
 {
 	struct stat st;
-	int fd;
+	int fd, e;
 
 	if (mkdir(build, 0755) < 0 && errno != EEXIST) {
-		strbuf_addf(err, "build: cannot create %s: %s", build, strerror(errno));
-		return -errno;
+		e = errno;
+		strbuf_addf(err, "build: cannot create %s: %s", build, strerror(e));
+		return -e;
 	}
 	if (stat(mark, &st) == 0) {
 		scrub.since = st.st_mtim;
@@ -125,10 +126,14 @@ static int make_begin(const char *build, const char *mark, struct strbuf *err)
 			build, scrub.removed);
 	}
 	fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || futimens(fd, NULL) < 0 || close(fd) < 0) {
-		strbuf_addf(err, "build: cannot write %s: %s", mark, strerror(errno));
-		return -errno;
+	if (fd < 0 || futimens(fd, NULL) < 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		strbuf_addf(err, "build: cannot write %s: %s", mark, strerror(e));
+		return -e;
 	}
+	close(fd);
 	return 0;
 }
 
