@@ -25,6 +25,22 @@ make_repo() { # repo dir
 	git -C "$1" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1"
 }
 
+# one_queue_conf FILE NAME REPO DB PORT: a daemon with one queue, NAME,
+# polled never, on the shared kernel cache.
+one_queue_conf() {
+	cat >"$1" <<CONF
+[server]
+	listen = 127.0.0.1:$5
+	database = $4
+	cache = $shared_cache
+[queue "$2"]
+	config-check = none
+	url = $3
+	poll = 0
+	secret = $secret
+CONF
+}
+
 # ---- §5a: the build area fills up ----------------------------------------
 # Runs in a private mount namespace (unshare -m): the cache's kernel
 # directory is a copy of the shared one bound over it, so paths and ccache
@@ -61,17 +77,7 @@ full_cache() {
 	# once there is room again the retry ends with a verdict.
 	repo=$tmp/full-queue
 	make_repo "$repo" "$top/tests/data/patches/exit-comment"
-	cat >"$tmp/full.conf" <<CONF
-[server]
-	listen = 127.0.0.1:$port
-	database = $db
-	cache = $shared_cache
-[queue "full"]
-	config-check = none
-	url = $repo
-	poll = 0
-	secret = $secret
-CONF
+	one_queue_conf "$tmp/full.conf" full "$repo" "$db" "$port"
 	start_daemon "$tmp/full.conf" "$tmp/full.log" "$base" || fail "full cache: the daemon listens"
 	read -r code job <<<"$(webhook "$base" full)"
 	expect_eq "full cache: webhook accepted" 202 "$code"
@@ -164,17 +170,7 @@ full_db() {
 		{ fail "full database folder: stall-sql builds"; return; }
 	repo=$tmp/db-queue
 	make_repo "$repo" "$top/tests/data/patches/exit-comment"
-	cat >"$tmp/db.conf" <<CONF
-[server]
-	listen = 127.0.0.1:$port
-	database = $db
-	cache = $shared_cache
-[queue "dbfull"]
-	config-check = none
-	url = $repo
-	poll = 0
-	secret = $secret
-CONF
+	one_queue_conf "$tmp/db.conf" dbfull "$repo" "$db" "$port"
 	start_daemon "$tmp/db.conf" "$tmp/db.log" "$base" LD_PRELOAD="$stall" \
 		BG_STALL_SQL="UPDATE run SET verdict = ?," BG_STALL_MARK="$tmp/stalled" \
 		BG_STALL_ARM="$tmp/armed" BG_STALL_UNTIL="$tmp/go" ||

@@ -106,6 +106,17 @@ browser() { # ARGS...: output on stdout, messages in $tmp/chromium.log
 		--disable-dev-shm-usage --user-data-dir="$profile" "$@" 2>>"$tmp/chromium.log"
 }
 
+# inert_dom PAGE FILE [NOTE]: chromium's DOM of PAGE into FILE; neither a
+# <script> nor an <img> element may be in it (hostile text added none).
+# NOTE follows PAGE in the checks' names.
+inert_dom() {
+	local status=0
+	browser --dump-dom "$base$1" >"$2" || status=$?
+	expect_eq "chromium --dump-dom of $1$3: exit status" 0 "$status"
+	expect_eq "DOM of $1$3: no <script> and no <img> element" "0 0" \
+		"$(grep -c '<script' "$2") $(grep -c '<img' "$2")"
+}
+
 status=0
 browser --dump-dom "$base/" >"$tmp/dom.html" || status=$?
 expect_eq "chromium --dump-dom of GET /: exit status" 0 "$status"
@@ -284,11 +295,7 @@ sqlite3 "$tmp/gate.db" "INSERT INTO patch (snapshot_id, position, name, subject)
 		VALUES ($run612, last_insert_rowid(), 'ok', '<script>alert(2)</script>')" 2>"$tmp/insert.err" || status=$?
 expect_eq "a hostile patch inserted into run $run612$([ -s "$tmp/insert.err" ] && echo ": $(cat "$tmp/insert.err")")" 0 "$status"
 for page in "/patches/$(url_encode "$hostile_name")" "/search?q=$(url_encode 'hostile: alert(1)')"; do
-	status=0
-	browser --dump-dom "$base$page" >"$tmp/hostile.html" || status=$?
-	expect_eq "chromium --dump-dom of $page: exit status" 0 "$status"
-	expect_eq "DOM of $page: no <script> and no <img> element" "0 0" \
-		"$(grep -c '<script' "$tmp/hostile.html") $(grep -c '<img' "$tmp/hostile.html")"
+	inert_dom "$page" "$tmp/hostile.html"
 	expect_contains "DOM of $page: the name shown as text" \
 		"&lt;script&gt;alert(1)&lt;/script&gt;\"&gt;&lt;img src=x onerror=alert(1)&gt;" "$(cat "$tmp/hostile.html")"
 done
@@ -380,11 +387,7 @@ sqlite3 "$tmp/gate.db" "INSERT INTO snapshot (queue, source, content_hash)
 		WHERE s.content_hash = 'hostile'" 2>"$tmp/insert.err" || status=$?
 expect_eq "a hostile queue, patch and case inserted$([ -s "$tmp/insert.err" ] && echo ": $(cat "$tmp/insert.err")")" 0 "$status"
 for page in "/queues/$(url_encode "$hostile_queue")" "/cases/$(url_encode "$hostile_case")" /regressions; do
-	status=0
-	browser --dump-dom "$base$page" >"$tmp/hostile.html" || status=$?
-	expect_eq "chromium --dump-dom of $page: exit status" 0 "$status"
-	expect_eq "DOM of $page: no <script> and no <img> element" "0 0" \
-		"$(grep -c '<script' "$tmp/hostile.html") $(grep -c '<img' "$tmp/hostile.html")"
+	inert_dom "$page" "$tmp/hostile.html"
 	expect_contains "DOM of $page: the dropped patch's name shown as text, linked by its encoded name" \
 		"<a href=\"/patches/$(url_encode "$hostile_name")\">&lt;script&gt;alert(1)&lt;/script&gt;\"&gt;&lt;img src=x onerror=alert(1)&gt;.patch</a>" \
 		"$(cat "$tmp/hostile.html")"
@@ -477,11 +480,7 @@ expect_eq "the gate on a queue whose patch's name and subject carry markup: pass
 	"0 pass $hostile_file" "$status $(jq -r '"\(.verdict) \(.patches[0].name)"' "$tmp/hostile.json" 2>/dev/null)"
 hostile_run=$(jq -r .run "$tmp/hostile.json" 2>/dev/null)
 for page in "/runs/$hostile_run" "/patches/$(url_encode "$hostile_file")" "/search?q=$(url_encode 'docs: alert(1)')"; do
-	status=0
-	browser --dump-dom "$base$page" >"$tmp/gated.html" || status=$?
-	expect_eq "chromium --dump-dom of $page (gated): exit status" 0 "$status"
-	expect_eq "DOM of $page (gated): no <script> and no <img> element" "0 0" \
-		"$(grep -c '<script' "$tmp/gated.html") $(grep -c '<img' "$tmp/gated.html")"
+	inert_dom "$page" "$tmp/gated.html" " (gated)"
 	expect_contains "DOM of $page (gated): the file name shown as text" \
 		"&lt;script&gt;alert(1)&lt;script&gt;\"&gt;&lt;img-src=x-onerror=alert(1)&gt;.patch" "$(cat "$tmp/gated.html")"
 	expect_contains "DOM of $page (gated): the subject shown as text" \

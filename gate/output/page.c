@@ -1024,42 +1024,61 @@ static void render_plot(struct strbuf *out, const json_t *runs)
 		    "of the runs on this page.</figcaption></figure>\n");
 }
 
-/* Links to @queue's runs on all branches and on each it was gated on; @branch is shown. */
-static void branch_links(sqlite3 *db, struct strbuf *out, const char *queue, const char *branch)
+/*
+ * A bar of choices, "LABEL: all · A · B" in a paragraph of class @class:
+ * the one @chosen (NULL: all) in bold, "all" linked to @prefix + @name
+ * (encoded), each other value to the same with "?@key=VALUE".
+ */
+static void choice_links(struct strbuf *out, const char *class, const char *label, const char *prefix,
+			 const char *name, const char *key, const struct strlist *values,
+			 const char *chosen)
+{
+	strbuf_addf(out, "<p class=\"%s\">%s: ", class, label);
+	if (chosen) {
+		strbuf_addf(out, "<a href=\"%s", prefix);
+		url_segment(out, name);
+		strbuf_adds(out, "\">all</a>");
+	} else {
+		strbuf_adds(out, "<strong>all</strong>");
+	}
+	for (size_t i = 0; i < values->n; i++) {
+		strbuf_adds(out, " &middot; ");
+		if (chosen && !strcmp(chosen, values->items[i])) {
+			strbuf_adds(out, "<strong>");
+			esc(out, values->items[i]);
+			strbuf_adds(out, "</strong>");
+			continue;
+		}
+		strbuf_addf(out, "<a href=\"%s", prefix);
+		url_segment(out, name);
+		strbuf_addf(out, "?%s=", key);
+		url_segment(out, values->items[i]);
+		strbuf_adds(out, "\">");
+		esc(out, values->items[i]);
+		strbuf_adds(out, "</a>");
+	}
+	strbuf_adds(out, "</p>\n");
+}
+
+/*
+ * From history_branches(): the queues of the record, or with @queue the
+ * branches that queue was gated on, each once, in its order (queue, then
+ * release order).
+ */
+static void branch_table_values(sqlite3 *db, const char *queue, struct strlist *ret)
 {
 	struct strbuf err = STRBUF_INIT;
 	json_t *answer = history_branches(db, &err), *b;
 	size_t i;
 
-	strbuf_adds(out, "<p class=\"branches\">Branches: ");
-	if (branch) {
-		strbuf_adds(out, "<a href=\"/queues/");
-		url_segment(out, queue);
-		strbuf_adds(out, "\">all</a>");
-	} else {
-		strbuf_adds(out, "<strong>all</strong>");
-	}
 	json_array_foreach(json_object_get(answer, "branches"), i, b) {
-		const char *name = get_string(b, "branch");
+		const char *q = get_string(b, "queue"), *branch = get_string(b, "branch");
 
-		if (!name || strcmp(get_string(b, "queue") ? get_string(b, "queue") : "", queue))
-			continue;
-		strbuf_adds(out, " &middot; ");
-		if (branch && !strcmp(branch, name)) {
-			strbuf_adds(out, "<strong>");
-			esc(out, name);
-			strbuf_adds(out, "</strong>");
-			continue;
-		}
-		strbuf_adds(out, "<a href=\"/queues/");
-		url_segment(out, queue);
-		strbuf_adds(out, "?branch=");
-		url_segment(out, name);
-		strbuf_adds(out, "\">");
-		esc(out, name);
-		strbuf_adds(out, "</a>");
+		if (!queue && q)
+			strlist_add_unique(ret, q);
+		else if (queue && q && branch && !strcmp(q, queue))
+			strlist_add_unique(ret, branch);
 	}
-	strbuf_adds(out, "</p>\n");
 	json_decref(answer);
 	strbuf_release(&err);
 }
@@ -1125,7 +1144,13 @@ int page_render_queue(sqlite3 *db, const char *queue, const char *branch, const 
 		url_segment(out, branch);
 	}
 	strbuf_addf(out, "&amp;limit=%d&amp;offset=%lld\">JSON</a></p>\n", PAGE_ROWS, (long long)f.offset);
-	branch_links(db, out, queue, branch);
+	{
+		struct strlist branches = STRLIST_INIT;
+
+		branch_table_values(db, queue, &branches);
+		choice_links(out, "branches", "Branches", "/queues/", queue, "branch", &branches, branch);
+		strlist_release(&branches);
+	}
 	if (!json_array_size(runs)) {
 		r = -ENOENT;
 		strbuf_addf(out, "<p class=\"state\">No run on page %lld.</p>\n", (long long)page);
@@ -1286,47 +1311,6 @@ out:
 	strbuf_release(&err);
 }
 
-/* Links to the case's page for each queue of the record; @queue is shown. */
-static void case_queue_links(sqlite3 *db, struct strbuf *out, const char *name, const char *queue)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct strlist queues = STRLIST_INIT;
-	json_t *answer = history_branches(db, &err), *b;
-	size_t i;
-
-	json_array_foreach(json_object_get(answer, "branches"), i, b)
-		if (get_string(b, "queue"))
-			strlist_add_unique(&queues, get_string(b, "queue"));
-	strbuf_adds(out, "<p class=\"queues\">By queue: ");
-	if (queue) {
-		strbuf_adds(out, "<a href=\"/cases/");
-		url_segment(out, name);
-		strbuf_adds(out, "\">all</a>");
-	} else {
-		strbuf_adds(out, "<strong>all</strong>");
-	}
-	for (i = 0; i < queues.n; i++) {
-		strbuf_adds(out, " &middot; ");
-		if (queue && !strcmp(queue, queues.items[i])) {
-			strbuf_adds(out, "<strong>");
-			esc(out, queues.items[i]);
-			strbuf_adds(out, "</strong>");
-			continue;
-		}
-		strbuf_adds(out, "<a href=\"/cases/");
-		url_segment(out, name);
-		strbuf_adds(out, "?queue=");
-		url_segment(out, queues.items[i]);
-		strbuf_adds(out, "\">");
-		esc(out, queues.items[i]);
-		strbuf_adds(out, "</a>");
-	}
-	strbuf_adds(out, "</p>\n");
-	strlist_release(&queues);
-	json_decref(answer);
-	strbuf_release(&err);
-}
-
 int page_render_case(sqlite3 *db, const char *name, const char *queue, const char *page_number,
 		     struct strbuf *out)
 {
@@ -1372,7 +1356,13 @@ int page_render_case(sqlite3 *db, const char *name, const char *queue, const cha
 		esc(out, queue);
 	}
 	strbuf_adds(out, "</h2>\n");
-	case_queue_links(db, out, name, queue);
+	{
+		struct strlist queues = STRLIST_INIT;
+
+		branch_table_values(db, NULL, &queues);
+		choice_links(out, "queues", "By queue", "/cases/", name, "queue", &queues, queue);
+		strlist_release(&queues);
+	}
 	if (queue && total)
 		render_case_grid(db, out, name, queue);
 	strbuf_adds(out, "<p class=\"links\">");
