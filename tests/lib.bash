@@ -40,6 +40,21 @@ failed_cases() {
 		awk '{print $4}' | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
+# benign_queue_repo DIR: a git repository in stable-queue layout at DIR,
+# queue-6.1 holding two benign backports no test kernel builds (the
+# 2019 sample's e1000 and binfmt-misc documentation fixes), committed.
+benign_queue_repo() {
+	local p
+	mkdir -p "$1/queue-6.1"
+	for p in e1000-fix-kernel-doc-of-e1000_get_hw_dev.patch docs-binfmt-misc-replace-aka.patch; do
+		cp "$top/patches/queues/shebang-2019/queue-6.1/$p" "$1/queue-6.1/"
+		echo "$p" >>"$1/queue-6.1/series"
+	done
+	git -C "$1" init -q -b master
+	git -C "$1" add -A
+	git -C "$1" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1"
+}
+
 # sign BODY SECRET: GitHub's X-Hub-Signature-256 value (hex HMAC-SHA256).
 sign() { printf '%s' "$1" | openssl dgst -sha256 -hmac "$2" | sed 's/^.*= //'; }
 

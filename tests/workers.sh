@@ -21,14 +21,7 @@ fetch_timeout=90
 
 # One repository in stable-queue layout: two benign 6.1 backports.
 repo=$tmp/git/stable-queue
-mkdir -p "$repo/queue-6.1"
-for p in e1000-fix-kernel-doc-of-e1000_get_hw_dev.patch docs-binfmt-misc-replace-aka.patch; do
-	cp "$top/patches/queues/shebang-2019/queue-6.1/$p" "$repo/queue-6.1/"
-	echo "$p" >>"$repo/queue-6.1/series"
-done
-git -C "$repo" init -q -b master
-git -C "$repo" add -A
-git -C "$repo" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1"
+benign_queue_repo "$repo"
 
 queue_conf() { # NAME URL
 	printf '[queue "%s"]\n\turl = %s\n\tseries = queue-6.1\n\tconfig-check = none\n' "$1" "$2"

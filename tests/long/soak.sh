@@ -28,14 +28,7 @@ queues=q1,q2,q3,q4
 # One repository, two benign 6.1 backports no test kernel builds: the
 # first job of each queue is a run, the rest find it gated already.
 repo=$tmp/stable-queue
-mkdir -p "$repo/queue-6.1"
-for p in e1000-fix-kernel-doc-of-e1000_get_hw_dev.patch docs-binfmt-misc-replace-aka.patch; do
-	cp "$top/patches/queues/shebang-2019/queue-6.1/$p" "$repo/queue-6.1/"
-	echo "$p" >>"$repo/queue-6.1/series"
-done
-git -C "$repo" init -q -b master
-git -C "$repo" add -A
-git -C "$repo" -c user.name=t -c user.email=t@t commit -q -m "queue-6.1"
+benign_queue_repo "$repo"
 {
 	printf '[server]\n\tlisten = 127.0.0.1:%s\n\tdatabase = %s\n\tmax-body = 4096\n\tworkers = 2\n' \
 		"$port" "$tmp/gate.db"
