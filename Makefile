@@ -25,7 +25,7 @@ PACKAGES := linux-source-6.1 linux-config-6.1 qemu-system-x86 gcc make flex biso
 
 SUITE_DIR := kernel-tests/shebang
 SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
-	$(SUITE_DIR)/cases.c $(SUITE_DIR)/probe_record.c
+	$(SUITE_DIR)/cases.c $(SUITE_DIR)/probe_record.c $(SUITE_DIR)/release.c
 SUITE_PROBE_SRCS := $(SUITE_DIR)/probe.c
 SUITE_HDRS := $(wildcard $(SUITE_DIR)/*.h)
 
@@ -44,12 +44,14 @@ GATE_HDRS := $(wildcard gate/*/*.h)
 GATE_CFLAGS = $(CFLAGS) -Igate $(shell pkg-config --cflags $(GATE_LIBS_PC))
 GATE_LDLIBS = $(shell pkg-config --libs $(GATE_LIBS_PC))
 
-GATE_TEST_SRCS := $(filter-out tests/unit/probe_record_test.c,$(wildcard tests/unit/*_test.c))
+# The suite's own unit tests build against kernel-tests/, not the gate.
+SUITE_TEST_SRCS := tests/unit/probe_record_test.c tests/unit/release_test.c
+GATE_TEST_SRCS := $(filter-out $(SUITE_TEST_SRCS),$(wildcard tests/unit/*_test.c))
 # What the gate's unit tests share (not tests: their names do not end in
 # _test.c), compiled into each of them.
 TEST_HELPER_SRCS := tests/unit/testdb.c
 TEST_HELPER_HDRS := tests/unit/testdb.h
-UNIT_TESTS := $(BUILD)/tests/probe_record_test \
+UNIT_TESTS := $(BUILD)/tests/probe_record_test $(BUILD)/tests/release_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
 .PHONY: all suite deps check demo bench bench-config-check clean unit debian-series check-layers install FORCE
@@ -122,6 +124,12 @@ $(BUILD)/tests/probe_record_test: tests/unit/probe_record_test.c \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SUITE_DIR) -o $@ tests/unit/probe_record_test.c \
 		$(SUITE_DIR)/probe_record.c -lcmocka
+
+$(BUILD)/tests/release_test: tests/unit/release_test.c \
+		$(SUITE_DIR)/release.c $(SUITE_DIR)/release.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SUITE_DIR) -o $@ tests/unit/release_test.c \
+		$(SUITE_DIR)/release.c -lcmocka
 
 # The same gate, unit tests included, with AddressSanitizer (leak checking
 # on) and UndefinedBehaviorSanitizer; tests/run-all runs both builds.

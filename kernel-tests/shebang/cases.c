@@ -367,6 +367,43 @@ static int prepare_script_not_executable(struct case_run *run, const void *data)
 	return r;
 }
 
+/* ---- arguments that do not fit ---- */
+
+/* A script whose arguments do not fit is refused before it is read. */
+static int prepare_argv_too_long(struct case_run *run, const void *data)
+{
+	int r = write_script("script", "#!/probe\n", 0755);
+
+	(void)data;
+	run_exec(run, "./script", NULL);
+	run->argv_too_long = true;
+	expect_errno(run, E2BIG);
+	return r;
+}
+
+/*
+ * A script that may not be executed, with arguments that do not fit: which
+ * error wins changed upstream in 6.8 ("execve: open the executable file
+ * before doing anything else"). Before, execve counted the arguments and
+ * only then opened the file: E2BIG, as on 6.1. Since, it opens the file
+ * first: EACCES, as on 6.12. Both are right for their release, so the case
+ * asks the running kernel; a backport that moves 6.1 to the new order is a
+ * changed quirk, reported, not a regression.
+ */
+static int prepare_not_executable_argv_too_long(struct case_run *run, const void *data)
+{
+	int r = write_script("script", "#!/probe\n", 0644);
+
+	(void)data;
+	run_exec(run, "./script", NULL);
+	run->argv_too_long = true;
+	if (since_kernel(run, 6, 8, "execve opens the file before it counts the arguments"))
+		expect_errno(run, EACCES);
+	else
+		expect_errno(run, E2BIG);
+	return r;
+}
+
 /* ---- nesting: a script as the interpreter of a script ---- */
 
 /*
@@ -519,6 +556,9 @@ const struct shebang_case shebang_cases[] = {
 	{ "error-interp-not-executable", CASE_CONTRACT, prepare_interp_not_executable, NULL },
 	{ "error-script-not-executable", CASE_CONTRACT, prepare_script_not_executable, NULL },
 	LINE("error-dos-line", CASE_CONTRACT, dos_line),
+	{ "error-argv-too-long", CASE_CONTRACT, prepare_argv_too_long, NULL },
+	{ "quirk-not-executable-argv-too-long", CASE_QUIRK,
+	  prepare_not_executable_argv_too_long, NULL },
 
 	{ "nested-2", CASE_CONTRACT, prepare_nested, &nest_2 },
 	{ "nested-5-limit", CASE_CONTRACT, prepare_nested, &nest_5 },

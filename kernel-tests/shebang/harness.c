@@ -8,17 +8,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "probe_record.h"
+#include "release.h"
 
 /* A case whose child has not finished by then is a failure, not a hang. */
 #define CASE_TIMEOUT_MS 5000
+
+/* The running kernel, read once by suite_run(). */
+static struct {
+	char name[65];
+	int major, minor;
+	bool known;
+} running;
 
 /* The environment every case passes unless it sets its own. */
 static const char *const default_envp[] = {
@@ -81,6 +91,22 @@ void expect_errno(struct case_run *run, int err)
 {
 	run->expect_errno = err;
 	run->expect_argv[0] = NULL;
+}
+
+bool since_kernel(struct case_run *run, int major, int minor, const char *change)
+{
+	bool since;
+
+	if (!running.known) {
+		run->version_unknown = true;
+		return false;
+	}
+	since = release_at_least(running.major, running.minor, major, minor);
+	run->version_note = run_printf(run, "%s is %s %d.%d, where %s: expecting %s",
+				       running.name, since ? "at or after" : "before",
+				       major, minor, change,
+				       since ? "the new result" : "the old result");
+	return since;
 }
 
 int make_parents(const char *path)
@@ -181,17 +207,40 @@ static bool wait_readable(int fd, long deadline)
 	}
 }
 
+/* The case's argv and ARGV_FILLER_ARGS one-byte arguments after it. */
+static const char *const *long_argv(const char *const *argv)
+{
+	static const char *v[CASE_MAX_ARGS + ARGV_FILLER_ARGS + 1];
+	size_t n = 0;
+
+	while (argv[n]) {
+		v[n] = argv[n];
+		n++;
+	}
+	for (size_t i = 0; i < ARGV_FILLER_ARGS; i++)
+		v[n++] = "x";
+	v[n] = NULL;
+	return v;
+}
+
 static void child_exec(const struct case_run *run, int out_fd, int err_fd)
 {
+	const char *const *argv = run->argv;
 	int e;
 
 	if (dup2(out_fd, STDOUT_FILENO) < 0)
 		goto report;
+	if (run->argv_too_long) {
+		struct rlimit lim = { ARGV_STACK_LIMIT, ARGV_STACK_LIMIT };
+
+		if (setrlimit(RLIMIT_STACK, &lim) < 0)
+			goto report;
+		argv = long_argv(run->argv);
+	}
 	if (run->path)
-		execve(run->path, (char *const *)run->argv, (char *const *)run->envp);
+		execve(run->path, (char *const *)argv, (char *const *)run->envp);
 	else
-		syscall(SYS_execveat, run->exec_fd, "", run->argv, run->envp,
-			AT_EMPTY_PATH);
+		syscall(SYS_execveat, run->exec_fd, "", argv, run->envp, AT_EMPTY_PATH);
 report:
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
@@ -441,13 +490,19 @@ static void run_one(const struct shebang_case *c, int number, const char *workdi
 		return;
 	}
 	r = c->prepare(&run, c->data);
-	if (r == 0)
+	if (run.version_note)
+		printf("# version %s: %s\n", c->name, run.version_note);
+	if (r == 0 && !run.version_unknown)
 		r = execute(&run, &obs);
 	if (run.exec_fd >= 0)
 		close(run.exec_fd);
 	if (chdir("/") < 0)
 		r = -errno;
-	if (r < 0) {
+	if (r == 0 && run.version_unknown) {
+		printf("not ok %d %s # ERROR set-up: kernel release \"%s\" is not MAJOR.MINOR\n",
+		       number, c->name, running.name);
+		totals->error++;
+	} else if (r < 0) {
 		printf("not ok %d %s # ERROR set-up: %s\n", number, c->name, errno_name(-r));
 		totals->error++;
 	} else if (obs.timed_out) {
@@ -469,7 +524,13 @@ static void run_one(const struct shebang_case *c, int number, const char *workdi
 void suite_run(const struct shebang_case *cases, size_t n, const char *workdir,
 	       struct suite_totals *ret_totals)
 {
+	struct utsname u;
+
 	memset(ret_totals, 0, sizeof(*ret_totals));
+	if (uname(&u) == 0) {
+		snprintf(running.name, sizeof(running.name), "%s", u.release);
+		running.known = release_parse(u.release, &running.major, &running.minor) == 0;
+	}
 	printf("KTAP version 1\n");
 	printf("1..%zu\n", n);
 	for (size_t i = 0; i < n; i++)
