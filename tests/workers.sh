@@ -102,6 +102,29 @@ expect_eq "both verdicts recorded: every patch kept" "a:pass b:pass" "$verdicts"
 expect_eq "the two builds took the lock in turn (one run said it waited for the other)" 1 \
 	"$(grep -c 'cache held by 1 other run in' "$tmp/serve.log" | awk '{print ($1 >= 2)}')"
 
+# One GitHub push to the repository a and b share queues a job for each,
+# as one push to stable-queue gates queue-6.1 and queue-6.12; its
+# redelivery queues nothing more.
+head=$(git -C "$repo" rev-parse HEAD)
+push=$(jq -cn --arg url "git://127.0.0.1:$gport/stable-queue" --arg after "$head" \
+	'{ref: "refs/heads/master", after: $after, repository: {clone_url: $url, full_name: "t/stable-queue"}}')
+github_push() { # prints "STATUS BODY"
+	local code
+	code=$(curl -s -o "$tmp/push.json" -w '%{http_code}' -X POST -H 'X-GitHub-Event: push' \
+		-H 'X-GitHub-Delivery: push-1' -H "X-Hub-Signature-256: sha256=$(sign "$push" "$secret")" \
+		-H 'Content-Type: application/json' --data-binary "$push" "$base/webhook")
+	echo "$code $(jq -c '[.jobs[] | "\(.queue) \(.duplicate)"]' "$tmp/push.json")"
+}
+expect_eq "one push to the shared repository: a job for a and one for b" \
+	'202 ["a false","b false"]' "$(github_push)"
+push_jobs=$(jq -r '[.jobs[].job] | join(" ")' "$tmp/push.json")
+expect_eq "the push's redelivery: the same two jobs, nothing queued" \
+	"200 [\"a true\",\"b true\"] $push_jobs" "$(github_push) $(jq -r '[.jobs[].job] | join(" ")' "$tmp/push.json")"
+read -r push_a push_b <<<"$push_jobs"
+wait_for 300 eval '[ "$(field "$push_a" state)" = done ] && [ "$(field "$push_b" state)" = done ]'
+expect_eq "both jobs of the push end with a verdict" "done done" \
+	"$(field "$push_a" state) $(field "$push_b" state)"
+
 wait_for $((fetch_timeout + 20)) eval '[ "$(field "$job_hang" state)" = queued ]'
 expect_contains "hang: its fetch timed out after BG_FETCH_TIMEOUT, and it waits to be retried" \
 	"fetch timed out after $fetch_timeout s" "$(field "$job_hang" error)"

@@ -159,29 +159,65 @@ static sqlite3 *http_db(struct server *s)
 	return db;
 }
 
-static const struct queue_config *queue_for_event(const struct gate_config *cfg,
-						  const struct webhook_event *ev)
+/* Whether the webhook @ev is about @q: named by it, or its repository. */
+static bool event_is_for(const struct queue_config *q, const struct webhook_event *ev)
 {
-	if (ev->queue)
-		return config_queue(cfg, ev->queue);
-	for (size_t i = 0; i < cfg->n_queues; i++) {
-		const struct queue_config *q = &cfg->queues[i];
-		size_t n = ev->repository_name ? strlen(ev->repository_name) : 0;
-		const char *u = q->url;
-		size_t ul = strlen(u);
+	size_t n = ev->repository_name ? strlen(ev->repository_name) : 0;
+	const char *u = q->url;
+	size_t ul = strlen(u);
 
-		if (ev->repository && strcmp(ev->repository, u) == 0)
-			return q;
-		/* ".../owner/name" or ".../owner/name.git" */
-		if (n && ul >= 4 && strcmp(u + ul - 4, ".git") == 0)
-			ul -= 4;
-		if (n && ul > n && strncmp(u + ul - n, ev->repository_name, n) == 0 &&
-		    (u[ul - n - 1] == '/' || u[ul - n - 1] == ':'))
-			return q;
-	}
-	return NULL;
+	if (ev->queue)
+		return strcmp(ev->queue, q->name) == 0;
+	if (ev->repository && strcmp(ev->repository, u) == 0)
+		return true;
+	/* ".../owner/name" or ".../owner/name.git" */
+	if (n && ul >= 4 && strcmp(u + ul - 4, ".git") == 0)
+		ul -= 4;
+	return n && ul > n && strncmp(u + ul - n, ev->repository_name, n) == 0 &&
+	       (u[ul - n - 1] == '/' || u[ul - n - 1] == ':');
 }
 
+/* A job the webhook queued (or found queued for its delivery before). */
+struct webhook_job {
+	char *queue;
+	int64_t job;
+	bool duplicate;
+};
+
+/*
+ * The answer to a webhook that queued @n jobs: 202 when one is new, else
+ * 200 (a redelivery). "job", "queue" and "duplicate" are the first job's,
+ * as when a repository had one queue; "jobs" lists them all.
+ */
+static enum MHD_Result respond_queued(struct MHD_Connection *c, const struct webhook_job *jobs,
+				      size_t n)
+{
+	json_t *o = json_object(), *list = json_array();
+	char location[64];
+	bool any_new = false;
+
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(list, json_pack("{s:I, s:s, s:b}", "job", (json_int_t)jobs[i].job,
+						      "queue", jobs[i].queue,
+						      "duplicate", jobs[i].duplicate));
+		fprintf(stderr, "webhook: %s job %lld for %s\n",
+			jobs[i].duplicate ? "already have" : "queued", (long long)jobs[i].job,
+			jobs[i].queue);
+		any_new |= !jobs[i].duplicate;
+	}
+	json_object_set_new(o, "job", json_integer(jobs[0].job));
+	json_object_set_new(o, "queue", json_string(jobs[0].queue));
+	json_object_set_new(o, "duplicate", json_boolean(jobs[0].duplicate));
+	json_object_set_new(o, "jobs", list);
+	snprintf(location, sizeof(location), "/api/jobs/%lld", (long long)jobs[0].job);
+	return respond_json(c, any_new ? MHD_HTTP_ACCEPTED : MHD_HTTP_OK, o, "Location", location);
+}
+
+/*
+ * A push queues a job for every configured queue on its repository whose
+ * secret signs it: one repository's queue-6.1 and queue-6.12 are two
+ * [queue] sections with one url, and one push gates both branches.
+ */
 static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c,
 				      struct request *req)
 {
@@ -197,11 +233,9 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 	};
 	struct webhook_event ev = { 0 };
 	struct strbuf err = STRBUF_INIT;
-	const struct queue_config *q;
+	struct webhook_job jobs[CONFIG_MAX_QUEUES];
+	size_t n_jobs = 0, n_matched = 0;
 	enum MHD_Result ret;
-	int64_t job = 0;
-	bool duplicate = false;
-	char location[64], *queue = NULL;
 	sqlite3 *db;
 
 	if (req->too_big)
@@ -211,14 +245,21 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 		goto out;
 	}
 	pthread_rwlock_rdlock(&s->lock);
-	q = queue_for_event(&s->cfg, &ev);
-	if (!q) {
-		pthread_rwlock_unlock(&s->lock);
+	for (size_t i = 0; i < s->cfg.n_queues; i++) {
+		const struct queue_config *q = &s->cfg.queues[i];
+
+		if (!event_is_for(q, &ev))
+			continue;
+		n_matched++;
+		if (q->secret && webhook_signature_ok(&wr, q->secret))
+			jobs[n_jobs++] = (struct webhook_job){ .queue = xstrdup(q->name) };
+	}
+	pthread_rwlock_unlock(&s->lock);
+	if (!n_matched) {
 		ret = respond_error(c, MHD_HTTP_NOT_FOUND, "no configured queue matches this webhook");
 		goto out;
 	}
-	if (!q->secret || !webhook_signature_ok(&wr, q->secret)) {
-		pthread_rwlock_unlock(&s->lock);
+	if (!n_jobs) {
 		ret = respond_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong signature");
 		goto out;
 	}
@@ -226,25 +267,29 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 	 * event or a deleted branch is acknowledged and nothing is queued. */
 	if (ev.ping || (!ev.queue && !ev.push) ||
 	    (ev.after && strspn(ev.after, "0") == strlen(ev.after))) {
-		pthread_rwlock_unlock(&s->lock);
 		ret = respond(c, MHD_HTTP_OK, "application/json",
 			      ev.ping ? "{\"ping\": \"ok\"}\n" : "{\"queued\": false}\n", NULL, NULL);
 		goto out;
 	}
-	/* The write may wait for a lock: not with the configuration held (a reload waits for it). */
-	queue = xstrdup(q->name);
-	pthread_rwlock_unlock(&s->lock);
+	/* The writes may wait for a lock: not with the configuration held (a reload waits for it). */
 	db = http_db(s);
 	if (!db) {
 		ret = respond_unavailable(c, "the database cannot be opened; try again later");
 		goto out;
 	}
-	if (jobs_enqueue(db, queue, "webhook", ev.delivery,
-			 &(struct job_thread){ ev.in_reply_to, ev.subject }, &job, &duplicate, &err) < 0) {
+	for (size_t i = 0; i < n_jobs; i++) {
+		const char *queue = jobs[i].queue;
+
+		if (jobs_enqueue(db, queue, "webhook", ev.delivery,
+				 &(struct job_thread){ ev.in_reply_to, ev.subject }, &jobs[i].job,
+				 &jobs[i].duplicate, &err) == 0)
+			continue;
 		/*
 		 * Locked by another process past HTTP_BUSY_MS: 503 with
 		 * Retry-After, which GitHub and GitLab redeliver, rather than
-		 * hold the sender until its own timeout.
+		 * hold the sender until its own timeout. The jobs queued
+		 * before this one stay; the redelivery finds them by its
+		 * delivery id and queues only the rest.
 		 */
 		if (db_busy(db)) {
 			fprintf(stderr, "webhook: queue %s: the database is locked; answered 503\n", queue);
@@ -258,19 +303,10 @@ static enum MHD_Result handle_webhook(struct server *s, struct MHD_Connection *c
 		}
 		goto out;
 	}
-	{
-		json_t *o = json_object();
-
-		json_object_set_new(o, "job", json_integer(job));
-		json_object_set_new(o, "queue", json_string(queue));
-		json_object_set_new(o, "duplicate", json_boolean(duplicate));
-		snprintf(location, sizeof(location), "/api/jobs/%lld", (long long)job);
-		fprintf(stderr, "webhook: %s job %lld for %s\n", duplicate ? "already have" : "queued",
-			(long long)job, queue);
-		ret = respond_json(c, duplicate ? MHD_HTTP_OK : MHD_HTTP_ACCEPTED, o, "Location", location);
-	}
+	ret = respond_queued(c, jobs, n_jobs);
 out:
-	free(queue);
+	for (size_t i = 0; i < n_jobs; i++)
+		free(jobs[i].queue);
 	webhook_event_release(&ev);
 	strbuf_release(&err);
 	return ret;

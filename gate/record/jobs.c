@@ -45,7 +45,8 @@ int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char
 	if (db_begin(db) < 0)
 		return db_error(db, "queueing a job", err);
 	if (delivery) {
-		r = sql_prepare(db, &st, "SELECT job_id FROM delivery WHERE id = ?", "s", delivery);
+		r = sql_prepare(db, &st, "SELECT job_id FROM delivery WHERE id = ? AND queue = ?",
+				"ss", delivery, queue);
 		if (r < 0)
 			goto out;
 		if (sqlite3_step(st) == SQLITE_ROW) {
@@ -67,8 +68,8 @@ int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char
 		goto out;
 	*ret_job = sqlite3_last_insert_rowid(db);
 	if (delivery)
-		r = sql_exec(db, "INSERT INTO delivery (id, job_id) VALUES (?, ?)", "si", delivery,
-			     (sqlite3_int64)*ret_job);
+		r = sql_exec(db, "INSERT INTO delivery (id, queue, job_id) VALUES (?, ?, ?)", "ssi",
+			     delivery, queue, (sqlite3_int64)*ret_job);
 out:
 	if (r == 0 && db_commit(db) == 0)
 		return 0;

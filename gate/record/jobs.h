@@ -60,8 +60,9 @@ struct job_thread {
 
 /*
  * Queue a job for @queue, answering @thread (NULL: none); a newer job
- * supersedes queued, not started ones. A @delivery seen before gives its
- * job with *ret_duplicate. 0, or -errno with @err.
+ * supersedes queued, not started ones. A @delivery seen before for @queue
+ * gives its job with *ret_duplicate (one delivery may queue a job for each
+ * queue on a repository). 0, or -errno with @err.
  */
 int jobs_enqueue(sqlite3 *db, const char *queue, const char *trigger, const char *delivery,
 		 const struct job_thread *thread, int64_t *ret_job, bool *ret_duplicate,

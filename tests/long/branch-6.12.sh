@@ -56,3 +56,58 @@ expect_eq "reverted queue-6.12: nothing dropped" "pass" "$(jq -r .verdict "$tmp/
 kdir=${XDG_CACHE_HOME:+$XDG_CACHE_HOME/backport-gate}
 kdir=${kdir:-/var/cache/backport-gate}/linux-6.12
 echo "# the 6.12 tree's disk: $(du -sh "$kdir" | cut -f1) ($kdir)"
+
+# The daemon with both branches of one stable-queue repository: two
+# [queue] sections on one url, the tree following each one's series
+# folder. One GitHub push queues a job for each; each drops its branch's
+# change for regression, and the history tells the branches apart.
+repo=$tmp/stable-queue
+mkdir -p "$repo"
+cp -r "$queues/shebang-2019/queue-6.1" "$queues/shebang-2019/queue-6.12" "$repo/"
+git -C "$repo" init -q -b master
+git -C "$repo" add -A
+git -C "$repo" -c user.name=t -c user.email=t@t commit -q -m "6.1 and 6.12 candidates"
+port_no=$(free_port)
+base=http://127.0.0.1:$port_no
+secret=s3cret
+kcache=${kdir%/linux-6.12}
+{
+	printf '[server]\n\tlisten = 127.0.0.1:%s\n\tdatabase = %s\n\tcache = %s\n\tworkers = 2\n' \
+		"$port_no" "$tmp/daemon.db" "$kcache"
+	for v in 6.1 6.12; do
+		printf '[queue "stable-%s"]\n\turl = %s\n\tseries = queue-%s\n' "$v" "$repo" "$v"
+		printf '\tconfig-check = none\n\tpoll = 0\n\tsecret = %s\n' "$secret"
+	done
+} >"$tmp/gate.conf"
+daemon=
+trap 'kill "$daemon" 2>/dev/null; rm -rf "$tmp"' EXIT
+start=$(date +%s)
+start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon answers"
+push=$(jq -cn --arg url "$repo" --arg after "$(git -C "$repo" rev-parse HEAD)" \
+	'{ref: "refs/heads/master", after: $after, repository: {clone_url: $url, full_name: "t/stable-queue"}}')
+code=$(curl -s -o "$tmp/push.json" -w '%{http_code}' -X POST -H 'X-GitHub-Event: push' \
+	-H 'X-GitHub-Delivery: branches-1' -H "X-Hub-Signature-256: sha256=$(sign "$push" "$secret")" \
+	-H 'Content-Type: application/json' --data-binary "$push" "$base/webhook")
+expect_eq "one push: a job for each branch's queue" '202 stable-6.1 stable-6.12' \
+	"$code $(jq -r '[.jobs[].queue] | join(" ")' "$tmp/push.json")"
+read -r job61 job612 <<<"$(jq -r '[.jobs[].job] | join(" ")' "$tmp/push.json")"
+field() { curl -s "$base/api/jobs/$1" | jq -r ".$2"; }
+wait_for 1800 eval '[ "$(field "$job61" state)" = done ] && [ "$(field "$job612" state)" = done ]'
+echo "# the push's two jobs: $(($(date +%s) - start)) s to both verdicts"
+expect_eq "both branches' jobs end with a verdict" "done done" "$(field "$job61" state) $(field "$job612" state)"
+verdicts=$(sqlite3 "$tmp/daemon.db" "SELECT group_concat(job.queue || ':' || run.base || ':' || run.verdict, ' ') FROM job JOIN run ON run.id = job.run_id WHERE job.id IN ($job61, $job612) ORDER BY job.id")
+expect_eq "each branch gated on its own tree, each dropping its change" \
+	"stable-6.1:6.1:drop stable-6.12:6.12:drop" "$(printf '%s' "$verdicts" | sed -E 's/:(6\.[0-9]+)\.[0-9]+:/:\1:/g')"
+for v in 6.1 6.12; do
+	expect_eq "history --runs --branch $v: only stable-$v's run" "stable-$v" \
+		"$("$gate" history --db "$tmp/daemon.db" --runs --branch "$v" --json | jq -r '[.runs[].queue] | join(" ")')"
+	expect_eq "/api/runs?branch=$v: only stable-$v's run" "stable-$v" \
+		"$(curl -s "$base/api/runs?branch=$v" | jq -r '[.runs[].queue] | join(" ")')"
+done
+expect_eq "history --patch: the change is dropped on both branches, each in its own run" \
+	"6.1 drop regression stable-6.1;6.12 drop regression stable-6.12" \
+	"$("$gate" history --db "$tmp/daemon.db" --patch 8099b047ecc4 --json |
+		jq -r '[.branches[] | "\(.branch) \(.status) \(.reason) \(.queue)"] | join(";")')"
+kill -TERM "$daemon"
+wait "$daemon" 2>/dev/null
+daemon=

@@ -117,6 +117,25 @@ static void test_build_round_trip(void **state)
 }
 
 /*
+ * A record at @path as the gate left it before migration @name (its first
+ * four digits): every earlier migration applied, and user_version saying so.
+ */
+static sqlite3 *old_record(const char *path, const char *name)
+{
+	char version[64];
+	sqlite3 *db;
+	size_t i;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (i = 0; i < db_migration_count && strncmp(db_migrations[i].name, name, 4); i++)
+		assert_int_equal(sqlite3_exec(db, db_migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(i, (size_t)atoi(name) - 1);
+	snprintf(version, sizeof(version), "PRAGMA user_version=%zu;", i);
+	assert_int_equal(sqlite3_exec(db, version, NULL, NULL, NULL), SQLITE_OK);
+	return db;
+}
+
+/*
  * Migration 0010 on a record made before it: every stored report moves to
  * run_report, a run without one gets no row, and the run table keeps no
  * report column.
@@ -128,14 +147,9 @@ static void test_reports_move_out(void **state)
 	char *path = xasprintf("%s/old.db", f->dir);
 	sqlite3 *old, *db = NULL;
 	sqlite3_stmt *st;
-	size_t i;
 
-	assert_int_equal(sqlite3_open(path, &old), SQLITE_OK);
-	for (i = 0; i < db_migration_count && strncmp(db_migrations[i].name, "0010", 4); i++)
-		assert_int_equal(sqlite3_exec(old, db_migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(i, 9);
-	assert_int_equal(sqlite3_exec(old, "PRAGMA user_version=9;"
-				      "INSERT INTO snapshot (id, queue, source, content_hash) VALUES (1, 'q', '/q', 'h');"
+	old = old_record(path, "0010");
+	assert_int_equal(sqlite3_exec(old, "INSERT INTO snapshot (id, queue, source, content_hash) VALUES (1, 'q', '/q', 'h');"
 				      "INSERT INTO run (id, snapshot_id, base, suite, verdict, report) VALUES"
 				      " (1, 1, '6.1.192', 's', 'drop', '{\"run\":1}'),"
 				      " (2, 1, '6.1.192', 's', 'running', NULL);", NULL, NULL, NULL), SQLITE_OK);
@@ -155,6 +169,41 @@ static void test_reports_move_out(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * Migration 0011 on a record made before it: each webhook delivery keeps
+ * its job and gains that job's queue, so a redelivery of an old push is
+ * still recognised, and the same delivery may now queue a second queue.
+ */
+static void test_deliveries_gain_queue(void **state)
+{
+	struct testdb *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	char *path = xasprintf("%s/old.db", f->dir);
+	sqlite3 *old, *db = NULL;
+	sqlite3_stmt *st;
+
+	old = old_record(path, "0011");
+	assert_int_equal(sqlite3_exec(old, "INSERT INTO job (id, queue, trigger, state) VALUES"
+				      " (4, 'stable-6.1', 'webhook', 'done');"
+				      "INSERT INTO delivery (id, job_id) VALUES ('push-1', 4);",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(old);
+
+	assert_int_equal(db_open(path, &db, &err), 0);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT id || ' ' || queue || ' ' || job_id FROM delivery",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "push-1 stable-6.1 4");
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO delivery (id, queue, job_id) VALUES ('push-1', 'stable-6.12', 4)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	unlink(path);
+	free(path);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +211,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_boot, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_build_round_trip, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_reports_move_out, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_deliveries_gain_queue, testdb_setup, testdb_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,6 +213,33 @@ static void test_duplicate_delivery(void **state)
 	assert_true(other > job);
 }
 
+/*
+ * One push to a repository with two branches' queues: the delivery queues
+ * a job for each, and its redelivery is a duplicate for each, even when
+ * the first attempt queued only one of them.
+ */
+static void test_delivery_per_queue(void **state)
+{
+	struct testdb *f = *state;
+	bool duplicate = true;
+	int64_t a, b, again;
+
+	a = enqueue(f->db, "stable-6.1", "webhook", "push-1", &duplicate);
+	assert_false(duplicate);
+	/* the redelivery after a refusal: 6.1's job is there, 6.12's is new */
+	again = enqueue(f->db, "stable-6.1", "webhook", "push-1", &duplicate);
+	assert_true(duplicate);
+	assert_int_equal(again, a);
+	b = enqueue(f->db, "stable-6.12", "webhook", "push-1", &duplicate);
+	assert_false(duplicate);
+	assert_true(b > a);
+	again = enqueue(f->db, "stable-6.12", "webhook", "push-1", &duplicate);
+	assert_true(duplicate);
+	assert_int_equal(again, b);
+	assert_field(f->db, a, "state", "queued");
+	assert_field(f->db, b, "state", "queued");
+}
+
 static void test_start(void **state)
 {
 	struct testdb *f = *state;
@@ -640,6 +667,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enqueue, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_supersede, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_delivery, testdb_setup, testdb_teardown),
+		cmocka_unit_test_setup_teardown(test_delivery_per_queue, testdb_setup, testdb_teardown),
 		cmocka_unit_test_setup_teardown(test_start, testdb_setup, testdb_teardown),
 		cmocka_unit_test(test_retry_delay),
 		cmocka_unit_test_setup_teardown(test_retries, testdb_setup, testdb_teardown),
