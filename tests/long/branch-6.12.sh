@@ -24,6 +24,7 @@ phase() { # NAME COMMAND...: runs it, sets status, out, err; prints its time
 
 phase "6.12 base (cold when the cache has no linux-6.12)" "$run" --tree linux-source-6.12
 expect_eq "6.12 base: exit status" 0 "$status"
+printf '%s\n' "$err" | grep -E '^# (extract|import|build|config)' | awk 'NR <= 4 || /in [0-9]+ s|built/' | sed 's/^/# progress: /'
 expect_contains "6.12 base: every case passes" "# Totals: pass:61 fail:0 quirk-changed:0 error:0" "$out"
 expect_contains "6.12 base: the case whose answer changed in 6.8 expects 6.8's (EACCES)" \
 	"is at or after 6.8, where execve opens the file before it counts the arguments: expecting the new result" \
@@ -99,13 +100,13 @@ verdicts=$(sqlite3 "$tmp/daemon.db" "SELECT group_concat(job.queue || ':' || run
 expect_eq "each branch gated on its own tree, each dropping its change" \
 	"stable-6.1:6.1:drop stable-6.12:6.12:drop" "$(printf '%s' "$verdicts" | sed -E 's/:(6\.[0-9]+)\.[0-9]+:/:\1:/g')"
 for v in 6.1 6.12; do
-	expect_eq "history --runs --branch $v: only stable-$v's run" "stable-$v" \
+	expect_eq "history --runs --branch $v: only the run of queue-$v" "queue-$v" \
 		"$("$gate" history --db "$tmp/daemon.db" --runs --branch "$v" --json | jq -r '[.runs[].queue] | join(" ")')"
-	expect_eq "/api/runs?branch=$v: only stable-$v's run" "stable-$v" \
+	expect_eq "/api/runs?branch=$v: only the run of queue-$v" "queue-$v" \
 		"$(curl -s "$base/api/runs?branch=$v" | jq -r '[.runs[].queue] | join(" ")')"
 done
 expect_eq "history --patch: the change is dropped on both branches, each in its own run" \
-	"6.1 drop regression stable-6.1;6.12 drop regression stable-6.12" \
+	"6.1 drop regression queue-6.1;6.12 drop regression queue-6.12" \
 	"$("$gate" history --db "$tmp/daemon.db" --patch 8099b047ecc4 --json |
 		jq -r '[.branches[] | "\(.branch) \(.status) \(.reason) \(.queue)"] | join(";")')"
 kill -TERM "$daemon"
