@@ -273,10 +273,19 @@ debian-series: deps
 	$(MAKE) all
 	tests/long/debian-series.sh
 
+# bench/run with the naive side on a cache nothing has used: both sides
+# fill their row (the bench once stopped there with no message). About 10
+# minutes.
+.PHONY: bench-fresh
+bench-fresh: deps
+	$(MAKE) all
+	tests/long/bench-fresh.sh
+
 # Debian 12's second kernel branch, linux-source-6.12 (installed first, with
 # linux-config-6.12 for run --config-check on it):
-# base, the 2019 port and its revert, and the sample queues' queue-6.12
-# gated. About 8 minutes cold.
+# base, the 2019 port and its revert, the sample queues' queue-6.12 gated,
+# and the daemon gating queue-6.1 and queue-6.12 of one repository after
+# one push. About 8 minutes cold.
 .PHONY: branch-6.12
 branch-6.12: deps
 	$(MAKE) deps PACKAGES="linux-source-6.12 linux-config-6.12"
