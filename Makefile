@@ -255,6 +255,14 @@ bench-pages: deps
 	$(MAKE) all
 	bench/pages
 
+# One bisection step after a one-file change, with the quick build and
+# with make's walk, in turn (issue 24): bench/results/step.md (about 3
+# minutes warm).
+.PHONY: bench-step
+bench-step: deps
+	$(MAKE) all
+	bench/step
+
 # The Slurm executor with 1, 2 and 4 steps at once on the 128-patch,
 # 3-culprit bench queue, on a one-node cluster: time, builds, boots and
 # rounds per W into bench/results/slurm-workers.md (about an hour).

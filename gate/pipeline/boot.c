@@ -110,7 +110,8 @@ out:
 static int qemu(struct kernel_env *env, const char *accel, int timeout, const char *cpio,
 		struct strbuf *console, struct child_result *res)
 {
-	char *kernel = xasprintf("%s/arch/x86/boot/bzImage", env->build);
+	/* vmlinux through its PVH entry: no decompressor, no boot image to link */
+	char *kernel = xasprintf("%s/vmlinux", env->build);
 	char *append = xasprintf("console=ttyS0 panic=-1 quiet bgtoken=%s", env->boot_token);
 	const char *argv[] = {
 		"qemu-system-x86_64", "-accel", accel, "-m", "256", "-smp", "1",

@@ -14,6 +14,7 @@
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/build.h"
+#include "pipeline/quick.h"
 
 /*
  * The fixed build metadata that makes identical sources hit ccache. make
@@ -24,9 +25,16 @@ static const char *const kbuild_env[] = {
 	"KBUILD_BUILD_TIMESTAMP=2019-02-18 00:00:00 UTC",
 	"KBUILD_BUILD_USER=backport-gate",
 	"KBUILD_BUILD_HOST=backport-gate",
+	/* not the count of links in that directory: the same tree, the same kernel */
+	"KBUILD_BUILD_VERSION=1",
 	"LC_ALL=C",		/* the compiler's messages in ASCII, whatever the caller's locale */
 	NULL,
 };
+
+const char *const *kernel_build_env(void)
+{
+	return kbuild_env;
+}
 
 /*
  * A build's progress: the objects make has compiled, counted from its log
@@ -137,6 +145,23 @@ static int make_begin(const char *build, const char *mark, struct strbuf *err)
 	return 0;
 }
 
+int kernel_make_begin(const char *build, struct strbuf *err)
+{
+	char *mark = xasprintf("%s/%s", build, MAKE_MARK);
+	int r = make_begin(build, mark, err);
+
+	free(mark);
+	return r;
+}
+
+void kernel_make_end(const char *build)
+{
+	char *mark = xasprintf("%s/%s", build, MAKE_MARK);
+
+	unlink(mark);
+	free(mark);
+}
+
 int kernel_make(struct kernel_env *env, const char *src, const char *build,
 		const char *const *targets, const char *log, int timeout_sec,
 		void (*tick)(void *tick_arg), void *tick_arg,
@@ -218,6 +243,22 @@ int kernel_clean(struct kernel_env *env, struct strbuf *err)
 	return r;
 }
 
+bool kernel_config_current(const struct kernel_env *env)
+{
+	char *stamp_path = xasprintf("%s/.bg-config", env->build);
+	char *config = xasprintf("%s/.config", env->build);
+	struct strbuf stamp = STRBUF_INIT;
+	bool current;
+
+	strbuf_read_file(&stamp, stamp_path);
+	strbuf_rtrim(&stamp);
+	current = access(config, R_OK) == 0 && strcmp(stamp.buf, env->config_stamp) == 0;
+	strbuf_release(&stamp);
+	free(stamp_path);
+	free(config);
+	return current;
+}
+
 static int configure(struct kernel_env *env, struct strbuf *err)
 {
 	char *stamp_path = xasprintf("%s/.bg-config", env->build);
@@ -227,9 +268,7 @@ static int configure(struct kernel_env *env, struct strbuf *err)
 	struct child_result res;
 	int r = 0;
 
-	strbuf_read_file(&stamp, stamp_path);
-	strbuf_rtrim(&stamp);
-	if (access(config, R_OK) == 0 && strcmp(stamp.buf, env->config_stamp) == 0)
+	if (kernel_config_current(env))
 		goto out;
 
 	{
@@ -361,8 +400,9 @@ static int no_space(struct kernel_env *env, const char *log, struct strbuf *err)
 int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		 struct strbuf *first_error, struct strbuf *err)
 {
-	const char *targets[] = { "bzImage", NULL };
+	const char *targets[] = { "vmlinux", NULL };
 	char *log = xasprintf("%s/build.log", env->work);
+	char *kbuild_env = xasprintf("%s/%s", env->build, QUICK_ENV);
 	char *vmlinux = NULL, *stats = NULL;
 	const char *stats_key = env->naive ? "build-naive" : "build";
 	struct build_watch watch = { .log = log };
@@ -393,6 +433,8 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 	if (!full || progress_stats_load(stats, stats_key, &total, &expected_ms) < 0)
 		total = 0, expected_ms = 0;
 	progress_begin(p, "build", "objects", total, expected_ms);
+	/* what make changes may change kbuild's environment: read it again */
+	unlink(kbuild_env);
 	r = run_make(env, targets, log, &watch, &res, err);
 	took_ms = p->now_ms() - p->start_ms;
 	progress_end(p);
@@ -420,10 +462,11 @@ out:
 	free(vmlinux);
 	free(stats);
 	free(log);
+	free(kbuild_env);
 	return r;
 }
 
-static int strcmp_ptr(const void *a, const void *b)
+int kernel_strcmp_ptr(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -504,28 +547,59 @@ static void path_counts_add(struct path_counts *pc, const char *p, size_t len, u
 	pc->n++;
 }
 
+int kernel_cmd_files(const char *build, struct strbuf *list)
+{
+	const char *argv[] = { "find", build, "-name", "*.cmd", "-type", "f", NULL };
+	struct child c = { .argv = argv, .timeout_sec = 120, .capture = list };
+	struct child_result res;
+	int r;
+
+	strbuf_init(list, 64 * 1024 * 1024);
+	r = child_run(&c, &res);
+	if (r < 0)
+		return r;
+	return child_ok(&res) ? 0 : -EIO;
+}
+
+const char *kernel_cmd_path(const char *pos, const char *src, size_t src_len,
+			    const char **ret_path, size_t *ret_len)
+{
+	for (const char *p = strstr(pos, src); p; p = strstr(p + 1, src)) {
+		const char *q;
+
+		if (p[src_len] != '/')
+			continue;
+		q = p + src_len + 1;
+		p = q;
+		while (*p && *p != ' ' && *p != '\n' && *p != '\t' && *p != ')' && *p != ',')
+			p++;
+		*ret_path = q;
+		*ret_len = (size_t)(p - q);
+		return p;
+	}
+	return NULL;
+}
+
 int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_files,
 		       unsigned **ret_counts, size_t *ret_n)
 {
-	const char *argv[] = { "find", build, "-name", "*.cmd", "-type", "f", NULL };
-	struct child c = { .argv = argv, .timeout_sec = 120 };
 	struct strbuf list = STRBUF_INIT, cmd = STRBUF_INIT;
 	struct path_counts pc = { 0 };
-	struct child_result res;
 	size_t prefix = strlen(env->src), n = 0;
 	unsigned file = 0;
 	char **files;
 	unsigned *counts;
 	int r;
 
-	strbuf_init(&list, 64 * 1024 * 1024);
-	c.capture = &list;
-	r = child_run(&c, &res);
-	if (r < 0 || !child_ok(&res)) {
+	r = kernel_cmd_files(build, &list);
+	if (r < 0) {
 		strbuf_release(&list);
-		return r < 0 ? r : -EIO;
+		return r;
 	}
 	for (char *path = list.buf, *next; path && *path; path = next) {
+		const char *p, *name;
+		size_t len;
+
 		next = strchr(path, '\n');
 		if (next)
 			*next++ = '\0';
@@ -533,18 +607,8 @@ int kernel_used_counts(struct kernel_env *env, const char *build, char ***ret_fi
 		if (strbuf_read_file(&cmd, path) < 0)
 			continue;
 		file++;
-		for (char *p = strstr(cmd.buf, env->src); p; p = strstr(p + 1, env->src)) {
-			char *q;
-
-			if (p[prefix] != '/')
-				continue;
-			q = p + prefix + 1;
-			p = q;
-			while (*p && *p != ' ' && *p != '\n' && *p != '\t' && *p != ')' && *p != ',')
-				p++;
-			path_counts_add(&pc, q, (size_t)(p - q), file);
-			p--;
-		}
+		for (p = cmd.buf; (p = kernel_cmd_path(p, env->src, prefix, &name, &len));)
+			path_counts_add(&pc, name, len, file);
 	}
 	strbuf_release(&list);
 	strbuf_release(&cmd);
@@ -600,5 +664,5 @@ bool kernel_path_exercised(const struct strlist *used, const char *path)
 	/* Build rules and configuration reach everything: always exercised. */
 	if (kernel_path_is_rule(path))
 		return true;
-	return bsearch(&path, used->items, used->n, sizeof(*used->items), strcmp_ptr) != NULL;
+	return bsearch(&path, used->items, used->n, sizeof(*used->items), kernel_strcmp_ptr) != NULL;
 }

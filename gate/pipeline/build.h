@@ -3,7 +3,7 @@
  * build: configure and build the test kernel from what is checked out in
  * env->src, into env->build, and read back what the build used.
  *
- *   kernel_build()       tinyconfig + fragment (when it changed), bzImage
+ *   kernel_build()       tinyconfig + fragment (when it changed), vmlinux
  *   kernel_clean()       make clean (the naive strategy, before each build)
  *   kernel_used_files()  every tree file the last build read
  *   kernel_used_counts() the same, with how many objects read each
@@ -26,7 +26,8 @@ enum build_status {
 };
 
 /*
- * Build bzImage from what is checked out in env->src. Returns 0 with
+ * Build vmlinux (booted through its PVH entry) from what is checked out
+ * in env->src. Returns 0 with
  * *ret_status set, or -errno for an infrastructure failure (message in
  * @err): make missing, disk full, a timeout.
  */
@@ -48,6 +49,38 @@ int kernel_make(struct kernel_env *env, const char *src, const char *build,
 		const char *const *targets, const char *log, int timeout_sec,
 		void (*tick)(void *tick_arg), void *tick_arg,
 		struct child_result *res, struct strbuf *err);
+
+/*
+ * What kernel_make() does before and after make, for a build that runs
+ * kbuild's commands itself (quick.h): undo what an interrupted one left
+ * and mark @build (0, or -errno with @err); remove the mark once it
+ * ended by itself.
+ */
+int kernel_make_begin(const char *build, struct strbuf *err);
+void kernel_make_end(const char *build);
+
+/* The fixed build metadata every kernel make here runs with ("NAME=value", NULL-ended). */
+const char *const *kernel_build_env(void);
+
+/* true when env->build's .config was made from the current fragment */
+bool kernel_config_current(const struct kernel_env *env);
+
+/*
+ * The .cmd files of @build, one path a line, into @list (initialised
+ * here). 0, or -errno.
+ */
+int kernel_cmd_files(const char *build, struct strbuf *list);
+
+/*
+ * The next tree file a .cmd file's text names at or after @pos (an
+ * absolute path under @src, @src_len long): *@ret_path and *@ret_len say
+ * it, relative to @src; returns where to look on from, or NULL.
+ */
+const char *kernel_cmd_path(const char *pos, const char *src, size_t src_len,
+			    const char **ret_path, size_t *ret_len);
+
+/* strcmp() for qsort() and bsearch() over arrays of strings */
+int kernel_strcmp_ptr(const void *a, const void *b);
 
 /*
  * The first line of make's @log that says what broke, with the @src

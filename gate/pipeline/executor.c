@@ -10,6 +10,7 @@
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/executor.h"
+#include "pipeline/quick.h"
 
 int executor_open(struct executor *x, struct kernel_env *env, struct kernel_tree *tree,
 		  struct strbuf *err)
@@ -76,6 +77,15 @@ int executor_build(struct executor *x, const git_oid *commit, const git_oid *tre
 	if (r < 0)
 		return r;
 	say_building(x, tree_id);
+	if (x->slots.changed_known) {
+		bool quick = false;
+
+		r = quick_build(x->env, &x->slots.changed, &quick, ret_status, first_error, err);
+		if (r < 0)
+			return r;
+		if (quick)
+			return slots_finish(&x->slots, *ret_status == BUILD_OK, err);
+	}
 	r = kernel_build(x->env, ret_status, first_error, err);
 	if (r < 0)
 		return r;

@@ -234,6 +234,7 @@ void slots_close(struct build_slots *s)
 	free(s->weight_paths);
 	free(s->weights);
 	strlist_release(&s->fresh);
+	strlist_release(&s->changed);
 	memset(s, 0, sizeof(*s));
 	s->current = -1;
 }
@@ -610,6 +611,12 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 	if (r < 0)
 		goto out;
 	slot = &s->slot[best];
+	strlist_release(&s->changed);
+	s->changed_known = slot->n_trees == 1 && !slot->dirty && config_current(s, slot);
+	if (s->changed_known) {
+		strlist_extend(&s->changed, &best_diff);
+		strlist_sort_unique(&s->changed);
+	}
 	if (s->known) {
 		r = tree_diff_paths(s->tree, &s->head, tree_id, &moved, err);
 		if (r < 0)

@@ -85,6 +85,13 @@ struct build_slots {
 	bool known;
 	git_oid head;
 	struct strlist fresh;
+	/*
+	 * When the slot the last slots_prepare() swapped in was clean and
+	 * held one tree (@changed_known): the paths that differ between that
+	 * tree and the one checked out, sorted. quick.h rebuilds from them.
+	 */
+	bool changed_known;
+	struct strlist changed;
 };
 
 /*
