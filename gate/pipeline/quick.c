@@ -52,18 +52,23 @@ static char *dep_file(const char *target)
 
 /*
  * The recorded command of @target in @text (a .cmd file): its first line,
- * "cmd_TARGET := COMMAND", as make-cmd escaped it. NULL when it is not
- * there.
+ * "cmd_TARGET := COMMAND" (6.1) or "savedcmd_TARGET := COMMAND" (since
+ * 6.3), as make-cmd escaped it. NULL when it is not there.
  */
 static const char *recorded_command(const char *text, const char *target, size_t *ret_len)
 {
 	size_t tlen = strlen(target);
 	const char *end;
 
-	if (strncmp(text, "cmd_", 4) != 0 || strncmp(text + 4, target, tlen) != 0 ||
-	    strncmp(text + 4 + tlen, " := ", 4) != 0)
+	if (strncmp(text, "savedcmd_", 9) == 0)
+		text += 9;
+	else if (strncmp(text, "cmd_", 4) == 0)
+		text += 4;
+	else
 		return NULL;
-	text += 4 + tlen + 4;
+	if (strncmp(text, target, tlen) != 0 || strncmp(text + tlen, " := ", 4) != 0)
+		return NULL;
+	text += tlen + 4;
 	end = strchrnul(text, '\n');
 	*ret_len = (size_t)(end - text);
 	return text;
