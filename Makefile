@@ -255,9 +255,9 @@ bench-pages: deps
 	$(MAKE) all
 	bench/pages
 
-# One bisection step after a one-file change, with the quick build and
-# with make's walk, in turn (issue 24): bench/results/step.md (about 3
-# minutes warm).
+# Bisection steps inside gate runs of the 2019 sample queue, with quick
+# builds and with make's walk, in turn (issue 24): bench/results/step.md
+# (about 4 minutes warm).
 .PHONY: bench-step
 bench-step: deps
 	$(MAKE) all
