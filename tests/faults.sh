@@ -365,8 +365,9 @@ kill_nine() {
 	sed "s/^+ \* The default value should/+ * The default value ($token) should/" \
 		"$top/tests/data/patches/exit-comment/$patch" >"$kq/$patch"
 
-	# while it builds (a kernel make: its argument O=), then a run to its end
-	kill_at_child "kill during the build" "$db" '^make .*O=' 1
+	# while it builds (a kernel make: its argument O=; a quick build, which
+	# this one-file change would get, starts none), then a run to its end
+	BG_QUICK_BUILD=0 kill_at_child "kill during the build" "$db" '^make .*O=' 1
 	# A kill cuts short the file make was writing; the one it left in CI
 	# was a .cmd file cut inside "$(wildcard ...)", which every later make
 	# in that directory stops on. Cut one the same way, as the kill would:
@@ -382,6 +383,17 @@ kill_nine() {
 	expect_contains "after the kill during the build: the next make removed what the killed one wrote" \
 		"# build: an earlier make in $shared_cache/linux-6.1/build did not end" "$(cat "$tmp/kill.err")"
 	run_check "after the kill during the build" "$db"
+
+	# while a quick build (gate/pipeline/quick.h) compiles a tree no slot
+	# holds: it leaves the same mark as make, and the next build (make: the
+	# slot is dirty) removes what it wrote
+	sed "s/^+ \* The default value should/+ * The default value (quick $token) should/" \
+		"$top/tests/data/patches/exit-comment/$patch" >"$kq/$patch"
+	kill_at_child "kill during a quick build" "$db" '^/bin/sh -c set -e; ' 0
+	gate_full "after the kill during a quick build, a run on the same database" "$db" pass
+	expect_contains "after the kill during a quick build: the next build removed what it wrote" \
+		"# build: an earlier make in $shared_cache/linux-6.1/build did not end" "$(cat "$tmp/kill.err")"
+	run_check "after the kill during a quick build" "$db"
 
 	# while it boots, on a database of its own (the kernels are built now)
 	kill_at_child "kill during the boot" "$db2" '^qemu-system' 0.3
