@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "basic/clock.h"
+#include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "pipeline/quick.h"
@@ -643,6 +644,7 @@ static int compile_objects(struct quick *q, struct strbuf *err)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = q->objects.n, next = 0, running = 0;
+	unsigned long done = 0;
 	struct compile *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
 	int result = 1;
 
@@ -685,6 +687,7 @@ static int compile_objects(struct quick *q, struct strbuf *err)
 			r = compile_done(q, &jobs[i], &res, err);
 			if (r < result)
 				result = r;
+			progress_update(progress_stderr(), ++done);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -767,7 +770,10 @@ int quick_build(struct kernel_env *env, const struct strlist *changed, bool *ret
 	r = kernel_make_begin(env->build, err);
 	if (r < 0)
 		goto out;
+	/* the same phase as make's build, for the log and the daemon's job page */
+	progress_begin(progress_stderr(), "build", "objects", q.objects.n, 0);
 	r = rebuild(&q, err);
+	progress_end(progress_stderr());
 	if (r < 0)
 		goto out;	/* the mark stays: the next build removes what this one wrote */
 	kernel_make_end(env->build);
