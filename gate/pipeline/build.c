@@ -264,7 +264,7 @@ static int configure(struct kernel_env *env, struct strbuf *err)
 	char *stamp_path = xasprintf("%s/.bg-config", env->build);
 	char *config = xasprintf("%s/.config", env->build);
 	char *log = xasprintf("%s/config.log", env->work);
-	struct strbuf stamp = STRBUF_INIT, cfg = STRBUF_INIT, frag = STRBUF_INIT;
+	struct strbuf cfg = STRBUF_INIT, frag = STRBUF_INIT;
 	struct child_result res;
 	int r = 0;
 
@@ -328,7 +328,6 @@ static int configure(struct kernel_env *env, struct strbuf *err)
 		}
 	}
 out:
-	strbuf_release(&stamp);
 	strbuf_release(&cfg);
 	strbuf_release(&frag);
 	free(stamp_path);
