@@ -176,6 +176,15 @@ static bool command_names(struct quick *q, const char *target, const char *word)
 	return found;
 }
 
+/* true when the recorded command of @target in @text runs @cc */
+static bool compiled_with(const char *text, const char *target, const char *cc)
+{
+	size_t len, cc_len = strlen(cc);
+	const char *raw = recorded_command(text, target, &len);
+
+	return raw && len > cc_len && !strncmp(raw, cc, cc_len) && raw[cc_len] == ' ';
+}
+
 /*
  * Queue the archives that hold @object, up to vmlinux.a: its folder's
  * built-in.a and each parent's, or its folder's lib.a (which vmlinux.o
@@ -274,6 +283,11 @@ static bool find_readers(struct quick *q, const struct strlist *changed)
 				ok = false;
 			} else if (!fixdep_trailer(text.buf, target)) {
 				say_why(q, "%s's record is not one quick builds know", target);
+				ok = false;
+			} else if (!compiled_with(text.buf, target, q->env->cc)) {
+				/* make would compile every object again, with this gate's compiler */
+				say_why(q, "%s was compiled by another compiler than %s", target,
+					q->env->cc);
 				ok = false;
 			} else if (!add_archives(q, target)) {
 				say_why(q, "%s is not linked through the archives", target);
