@@ -396,6 +396,11 @@ static int no_space(struct kernel_env *env, const char *log, struct strbuf *err)
 	return -ENOSPC;
 }
 
+int kernel_no_space(struct kernel_env *env, const char *log, struct strbuf *err)
+{
+	return no_space(env, log, err);
+}
+
 int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		 struct strbuf *first_error, struct strbuf *err)
 {

@@ -88,6 +88,13 @@ int kernel_strcmp_ptr(const void *a, const void *b);
  */
 void kernel_first_error(const char *src, const char *log, struct strbuf *out);
 
+/*
+ * A build whose @log says the disk was full failed for the machine, not
+ * the patch: -ENOSPC with @err, and env->build emptied (what was written
+ * may be cut short); else 0.
+ */
+int kernel_no_space(struct kernel_env *env, const char *log, struct strbuf *err);
+
 /* make clean in env->build. 0, or -errno with a message in @err. */
 int kernel_clean(struct kernel_env *env, struct strbuf *err);
 

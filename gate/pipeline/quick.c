@@ -795,6 +795,10 @@ int quick_build(struct kernel_env *env, const struct strlist *changed, bool *ret
 	if (r > 0) {
 		*ret_status = BUILD_OK;
 	} else {
+		/* a full disk is the machine's failure, never the patch's */
+		r = kernel_no_space(env, q.log, err);
+		if (r < 0)
+			goto out;
 		*ret_status = BUILD_FAILED;
 		kernel_first_error(env->src, q.log, first_error);
 	}
