@@ -149,8 +149,10 @@ fi
 # is a tree the node has not built before): the job ends NODE_FAIL, and
 # the step is submitted again.
 # (a subshell that exits with the gate's status: gate() itself returns 0)
+# (BG_QUICK_BUILD=0, which sbatch passes on to the step: a small change
+# builds on the node without a kernel make, and the kill waits for one)
 (
-	gate died --queue "$queues/shebang-2019-reverted" --config "$tmp/gate.conf"
+	BG_QUICK_BUILD=0 gate died --queue "$queues/shebang-2019-reverted" --config "$tmp/gate.conf"
 	exit "$status"
 ) &
 gate_pid=$!
