@@ -87,3 +87,25 @@ expect_eq "installed: backport-gate boot on base passes" 0 "$status"
 expect_contains "installed: the suite's totals" "# Totals: pass:61 fail:0" "$(cat "$tmp/boot.out")"
 expect_contains "installed: the initramfs holds the installed suite" "file /init $lib/shebang-init " \
 	"$(cat "$kcache/linux-6.1/gate/initramfs.list")"
+
+# The installed gate and this checkout hand make the same compiler path,
+# the copy of ccache-cc kept in the cache under its content's hash, so a
+# build directory one of them built is not compiled whole again by the
+# other (kbuild compiles an object again when its command changes) and
+# never names a compiler that was removed with its checkout, as this
+# test's DESTDIR is.
+pinned=$kcache/linux-6.1/ccache-cc-$(sha256sum "$top/kernel-tests/ccache-cc" | cut -c1-12)
+status=0
+env BG_LIBDIR="$lib" "$root/usr/bin/backport-gate" boot --cache "$kcache" \
+	--patches "$top/patches/6.1" --upto 1 >"$tmp/boot.out" 2>"$tmp/boot.err" || status=$?
+expect_eq "installed: the 2019 change fails the suite" 1 "$status"
+[ "$status" -eq 1 ] || sed 's/^/# /' "$tmp/boot.err" | tail -n 5
+expect_eq "installed: make is given the compiler kept in the cache" \
+	"cmd_fs/binfmt_script.o := $pinned" \
+	"$(sed -n '1s/^\(cmd_fs\/binfmt_script.o := [^ ]*\) .*/\1/p' "$kcache/linux-6.1/build/fs/.binfmt_script.o.cmd")"
+expect_eq "installed: the kept compiler is ccache-cc, executable" yes \
+	"$(cmp -s "$pinned" "$lib/ccache-cc" && [ -x "$pinned" ] && echo yes)"
+run_suite --cache "$kcache"
+expect_eq "the checkout after the installed gate: base passes" 0 "$status"
+expect_eq "the checkout after the installed gate: no object compiled by another compiler" "" \
+	"$(grep -F 'compiled by another compiler' <<<"$err")"

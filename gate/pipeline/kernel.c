@@ -151,6 +151,62 @@ static int suite_version(struct kernel_env *env, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * make is given the compiler by path, and kbuild compiles an object again
+ * when its recorded command differs: a build directory built by one
+ * checkout's ccache-cc (or the installed one) would be compiled whole by
+ * another's, and its objects name a path that may be gone. So every build
+ * runs a copy kept in the cache, named by its content:
+ * <dir>/ccache-cc-<first 12 hex of its sha256>. The same wrapper, from
+ * wherever it came, is one path; a changed wrapper is another path, and
+ * make compiles everything with it, as it must.
+ */
+static int pin_compiler(struct kernel_env *env, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT, have = STRBUF_INIT;
+	char hex[SHA256_HEX_LEN + 1];
+	char *path, *tmp = NULL;
+	int r = strbuf_read_file(&text, env->cc);
+	FILE *f;
+
+	if (r < 0) {
+		strbuf_addf(err, "compiler: cannot read %s: %s", env->cc, strerror(-r));
+		strbuf_release(&text);
+		return r;
+	}
+	sha256_hex(text.buf, text.len, hex);
+	path = xasprintf("%s/ccache-cc-%.12s", env->dir, hex);
+	r = 0;
+	if (strbuf_read_file(&have, path) >= 0 && have.len == text.len &&
+	    memcmp(have.buf, text.buf, text.len) == 0 && access(path, X_OK) == 0)
+		goto done;
+	tmp = xasprintf("%s.%d", path, (int)getpid());
+	errno = 0;
+	f = fopen(tmp, "we");
+	if (f) {
+		bool ok = fwrite(text.buf, 1, text.len, f) == text.len;
+
+		ok = fchmod(fileno(f), 0755) == 0 && ok;
+		ok = fclose(f) == 0 && ok;
+		if (ok && rename(tmp, path) == 0)
+			goto done;
+	}
+	r = -(errno ? errno : EIO);
+	strbuf_addf(err, "compiler: cannot write %s: %s", path, strerror(-r));
+	unlink(tmp);
+	goto out;
+done:
+	free(env->cc);
+	env->cc = path;
+	path = NULL;
+out:
+	free(path);
+	free(tmp);
+	strbuf_release(&text);
+	strbuf_release(&have);
+	return r;
+}
+
 int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 		    const struct target *target, struct strbuf *err)
 {
@@ -213,6 +269,8 @@ int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 	strbuf_release(&frag);
 	env->config_stamp = xstrdup(stamp);
 	r = take_lock(env, err);
+	if (r == 0)
+		r = pin_compiler(env, err);
 	if (r < 0)
 		return r;
 	/* an installed suite was built by make install */

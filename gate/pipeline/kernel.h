@@ -2,7 +2,8 @@
 /*
  * kernel: the packaged kernel's cache layout and what a job needs
  * before it builds or boots anything: the packages, the suite, the paths
- * and the cache lock. <cache>/linux-<version>/{src,build,gate,lock}, and
+ * and the cache lock. <cache>/linux-<version>/{src,build,gate,lock}, the
+ * compiler make is given (ccache-cc-<hash>: kernel_env_init()), and
  * naive/ for the naive strategy. Every build runs in env->build
  * (<...>/build); slots.h swaps the build directory that suits the tree
  * into it first. Building is build.h, booting boot.h.
@@ -32,7 +33,8 @@ struct kernel_env {
 	char *fragment;
 	char *config_stamp;	/* sha256 of the fragment */
 	char *suite_init, *suite_probe;
-	char *cc;		/* ccache-cc, the compiler make is given; gcc when naive */
+	char *cc;		/* the compiler make is given: ccache-cc as kept in @dir
+				 * (kernel_env_init()), gcc when naive */
 	bool naive;		/* kernel_env_naive(): own folders, plain gcc */
 	char *suite_version;	/* sha256 of the two suite binaries */
 	char accel[8];		/* "kvm" once a probe showed it works, else "tcg" */
