@@ -111,6 +111,45 @@ if [ "${1:-}" = --full-cache ]; then
 	exit 0
 fi
 
+# ---- §5g: the build area fills up during a quick build (issue 24) --------
+# As §5a, but the tmpfs holds a copy of a build directory where base is
+# built, with 256 KiB left: the 2019 change builds quick (one object
+# compiled, then the archives and a link that writes about 17 MB), and
+# the link finds no room. The run must end without a verdict, naming the
+# full directory and emptying it for the next build: a full disk is the
+# machine's failure, never the patch's build error.
+full_quick() {
+	kdir=$shared_cache/linux-6.1 copy=$tmp/linux-6.1
+	local kb
+
+	trap 'umount -l "$kdir"; umount -l "$copy/build"; rm -rf "$tmp"' EXIT
+	run_suite
+	expect_eq "full disk in a quick build: base passes first" 0 "$status"
+	mkdir -p "$copy/build"
+	cp -a "$kdir/src" "$copy/src" || { fail "full disk in a quick build: copy of the kernel tree"; return; }
+	kb=$(du -sk "$kdir/build" | cut -f1)
+	mount -t tmpfs -o size=$((kb + 4096))k backport-gate-full "$copy/build" &&
+		cp -a "$kdir/build/." "$copy/build/" && mount --rbind "$copy" "$kdir" ||
+		{ fail "full disk in a quick build: the copy on a tmpfs in a private namespace"; return; }
+	kb=$(df -k --output=avail "$kdir/build" | tail -n 1)
+	dd if=/dev/zero of="$kdir/build/.filler" bs=1k count=$((kb - 256)) status=none
+	run_suite --patches "$top/patches/6.1" --upto 1
+	echo "# full disk in a quick build: $(df -k --output=avail "$kdir/build" | tail -n 1) KiB free after the run"
+	expect_eq "full disk in a quick build: exit 2 (no verdict)" 2 "$status"
+	expect_eq "full disk in a quick build: it was a quick build (make did not walk the tree)" \
+		"" "$(grep -F '# build: make walks the tree' <<<"$err")"
+	expect_contains "full disk in a quick build: the message names the full build directory" \
+		"no space left on device in $kdir/build" "$err"
+	expect_eq "full disk in a quick build: no compiler error passed off as the patch's" "" \
+		"$(grep -E 'could not run|: error: ' <<<"$err")"
+	expect_eq "full disk in a quick build: the half-written build was emptied" 0 \
+		"$(find "$kdir/build" -mindepth 1 | wc -l)"
+}
+if [ "${1:-}" = --full-quick ]; then
+	full_quick
+	exit 0
+fi
+
 # ---- §5e: the boot's files on a full disk (issue 19 item 5) ---------------
 # The gate's work folder (<cache>/linux-6.1/gate: the initramfs each boot
 # writes, make's logs) on a 1 MiB tmpfs, in a private mount namespace like
@@ -671,6 +710,7 @@ BG_GATE=$gate "$0" --kill
 # §5a, §5e, §5f last: each needs its own mount namespace (see full_cache).
 if command -v unshare >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	BG_GATE=$gate unshare -m --propagation private "$0" --full-cache
+	BG_GATE=$gate unshare -m --propagation private "$0" --full-quick
 	BG_GATE=$gate unshare -m --propagation private "$0" --full-boot
 	BG_GATE=$gate unshare -m --propagation private "$0" --full-db
 else
