@@ -20,7 +20,7 @@ bench_run() { # ENV... : bench/run with ENV, scratch and results in $tmp
 bench_run BENCH_QUEUES="n32 n9"
 expect_eq "an unknown queue: exit 2" 2 "$status"
 expect_contains "an unknown queue: named, with the known ones" \
-	"bench/run: BENCH_QUEUES: unknown queue 'n9' (known: n8 n32 n32-header n128x3 n128x3-header uncompiled)" "$err"
+	"bench/run: BENCH_QUEUES: unknown queue 'n9' (known: n8 n32 n32-header n128x3 n128x3-header uncompiled n64x2-headers debian debian-culprit)" "$err"
 expect_eq "an unknown queue: no scratch directory made" no "$([ -e "$tmp/work" ] && echo yes || echo no)"
 bench_run BENCH_NAIVE=yes
 expect_eq "a bad BENCH_NAIVE: exit 2, named" "2 bench/run: BENCH_NAIVE must be 0 or 1, not 'yes'" "$status $err"
@@ -45,7 +45,9 @@ expect_eq "results.csv: the gate's time is a number of seconds" yes \
 	"$(awk -v s="$gate_s" 'BEGIN { print (s ~ /^[0-9]+\.[0-9]$/) ? "yes" : "no" }')"
 md=$(cat "$tmp/results/results.md" 2>/dev/null)
 expect_contains "results.md: the table row, as the CSV has it" \
-	"| uncompiled | 32 | 0 | $gate_s | 0 | $(col gate_boots) | $(col ccache_hit_pct) |" "$md"
+	"| uncompiled | 32 | 0 | $gate_s | 0 | $(col gate_boots) | 0 | $(col gate_rounds) | $(col ccache_hit_pct) |" "$md"
+expect_eq "results.csv: no objects compiled, and rounds counted" "0 yes" \
+	"$(col gate_objects) $(col gate_rounds | grep -qE '^[0-9]+$' && echo yes || echo no)"
 expect_contains "results.md: says the naive gate was skipped" "The naive gate was skipped (BENCH_NAIVE=0)." "$md"
 # the target judged from the measured time, whichever way it went
 judged=$(awk -v s="$gate_s" 'BEGIN {
@@ -59,3 +61,22 @@ expect_eq "the plot is a PNG" yes \
 	"$([ "$(head -c 4 "$tmp/results/time-to-verdict.png" 2>/dev/null | tail -c 3)" = PNG ] && echo yes || echo no)"
 expect_eq "the repository's bench/results are untouched" "$before" \
 	"$(cat "$results"/results.md "$results"/results.csv 2>/dev/null | md5sum)"
+
+# A generated queue with headers spread over it (bench/gen-queue --headers),
+# from the same cache's base build: where they land, and that it applies.
+status=0
+"$top/bench/gen-queue" --out "$tmp/spread" --patches 12 --culprits 1 --headers 3 \
+	--cache "$cache" >"$tmp/gen.out" 2>"$tmp/gen.err" || status=$?
+expect_eq "gen-queue --headers 3: exit 0, verified" "0 yes" \
+	"$status $(grep -q 'verified: all apply in order' "$tmp/gen.err" && echo yes || echo no)"
+expect_eq "gen-queue --headers 3: kernel.h, fs.h, sched.h at 3, 6 and 9, the culprit at 8" \
+	"3 include/linux/kernel.h,6 include/linux/fs.h,8 fs/binfmt_script.c,9 include/linux/sched.h" \
+	"$(awk -F'\t' '$2 == "header" || $2 == "culprit" { printf "%s%d %s", sep, NR, $3; sep = "," }' \
+		"$tmp/spread/manifest" 2>/dev/null)"
+bench_gen() { status=0; "$top/bench/gen-queue" --out "$tmp/bad" "$@" >/dev/null 2>"$tmp/gen.err" || status=$?; }
+bench_gen --patches 12 --headers 7
+expect_eq "gen-queue --headers 7: exit 2, named" \
+	"2 bench/gen-queue: --headers: '7' is not 0 to 6 (six headers are available)" "$status $(cat "$tmp/gen.err")"
+bench_gen --patches 12 --header --headers 2
+expect_eq "gen-queue --header with --headers: exit 2, named" \
+	"2 bench/gen-queue: --header and --headers exclude each other" "$status $(cat "$tmp/gen.err")"
