@@ -4,7 +4,8 @@
  * env->src, into env->build, and read back what the build used.
  *
  *   kernel_build()       tinyconfig + fragment (when it changed), vmlinux
- *   kernel_clean()       make clean (the naive strategy, before each build)
+ *   kernel_clean()       make clean (the naive strategy, before each build),
+ *                        or empty the folder when make cannot clean the tree
  *   kernel_used_files()  every tree file the last build read
  *   kernel_used_counts() the same, with how many objects read each
  *   kernel_make()        make as every kernel build here runs it
@@ -95,7 +96,11 @@ void kernel_first_error(const char *src, const char *log, struct strbuf *out);
  */
 int kernel_no_space(struct kernel_env *env, const char *log, struct strbuf *err);
 
-/* make clean in env->build. 0, or -errno with a message in @err. */
+/*
+ * make clean in env->build; when make fails (a folder a Makefile names is
+ * missing from the tree), env->build is emptied instead, and said. 0, or
+ * -errno with a message in @err.
+ */
 int kernel_clean(struct kernel_env *env, struct strbuf *err);
 
 /*
