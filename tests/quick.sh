@@ -5,7 +5,8 @@
 # run after it in the same directory, finds nothing to do; the kernel is
 # byte for byte the one make builds from the same tree (BG_QUICK_BUILD=0);
 # a change to a build rule is left to make, said, and judged the same; a
-# change that does not compile fails the build with the compiler's error.
+# change that does not compile fails the build with the compiler's error;
+# a change to MAINTAINERS and a selftest's Makefile builds nothing.
 . "$(dirname "$0")/lib.bash"
 if [ -n "${XDG_CACHE_HOME:-}" ]; then
 	kdir=$XDG_CACHE_HOME/backport-gate/linux-6.1
@@ -53,7 +54,7 @@ expect_eq "the 2019 change through make: the same KTAP results" \
 	"$quick_out" "$(printf '%s\n' "$out" | grep -E '^(not )?ok ')"
 
 # a build rule changed: make's walk, and the same verdict
-mkdir -p "$tmp/rule" "$tmp/broken"
+mkdir -p "$tmp/rule" "$tmp/broken" "$tmp/unbuilt"
 cat >"$tmp/rule/0001-fs-makefile-comment.patch" <<'EOF'
 From: backport-gate tests <tests@backport-gate.invalid>
 Subject: [PATCH] fs: say what the Makefile is for
@@ -109,3 +110,39 @@ expect_contains "a change that does not compile: the compiler's error" \
 	"fs/binfmt_script.c:18" "$err"
 run_suite
 expect_eq "after the failed build: base passes" 0 "$status"
+
+# after base: files no kernel build reads, as stable queues carry them:
+# nothing to compile, and no walk over the tree for a selftest's Makefile
+cat >"$tmp/unbuilt/0001-selftests-exec-and-maintainers.patch" <<'EOF'
+From: backport-gate tests <tests@backport-gate.invalid>
+Subject: [PATCH] selftests/exec: say what the flags are for
+
+---
+ MAINTAINERS                           | 1 +
+ tools/testing/selftests/exec/Makefile | 1 +
+ 2 files changed, 2 insertions(+)
+
+diff --git a/MAINTAINERS b/MAINTAINERS
+--- a/MAINTAINERS
++++ b/MAINTAINERS
+@@ -1,4 +1,5 @@
+ List of maintainers and how to submit kernel changes
++(see also Documentation/process/)
+ ====================================================
+ 
+ Please try to follow the guidelines below.  This will make things
+diff --git a/tools/testing/selftests/exec/Makefile b/tools/testing/selftests/exec/Makefile
+--- a/tools/testing/selftests/exec/Makefile
++++ b/tools/testing/selftests/exec/Makefile
+@@ -1,4 +1,5 @@
+ # SPDX-License-Identifier: GPL-2.0
++# The flags every exec test is built with.
+ CFLAGS = -Wall
+ CFLAGS += -Wno-nonnull
+ CFLAGS += -D_GNU_SOURCE
+EOF
+echo 0001-selftests-exec-and-maintainers.patch >"$tmp/unbuilt/series"
+run_suite --patches "$tmp/unbuilt"
+expect_eq "MAINTAINERS and a selftest's Makefile changed: every case passes" 0 "$status"
+expect_contains "MAINTAINERS and a selftest's Makefile changed: nothing to build, no walk" \
+	"# build: quick: no object of this kernel reads the changed files; nothing to build" "$err"

@@ -134,12 +134,39 @@ static void say_why(struct quick *q, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Files no kernel build reads, though they sit where make would have to
+ * look: the maintainers' and git's files at the top and .gitignore
+ * anywhere, and the user-space trees under tools/ that the kernel's make
+ * never enters (perf and the selftests; objtool and the libraries it
+ * builds from stay make's). Stable queues carry many changes to them.
+ */
+static bool path_is_never_built(const char *path)
+{
+	static const char *const top[] = {
+		"MAINTAINERS", "CREDITS", "COPYING", "README", ".mailmap", ".gitattributes",
+		".clang-format", ".cocciconfig", ".get_maintainer.ignore", ".rustfmt.toml", NULL
+	};
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strcmp(base, ".gitignore") || !strncmp(path, "tools/perf/", 11) ||
+	    !strncmp(path, "tools/testing/", 14))
+		return true;
+	for (const char *const *t = top; *t && !strchr(path, '/'); t++)
+		if (!strcmp(path, *t))
+			return true;
+	return false;
+}
+
 /* Paths a change to which reaches what no .cmd file records: make must look. */
 static bool path_is_outside_cmds(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
+	if (path_is_never_built(path))
+		return false;
 	return kernel_path_is_rule(path) || !strncmp(path, "scripts/", 8) ||
 	       !strncmp(path, "tools/", 6) || !strncmp(path, "usr/", 4) ||
 	       !strncmp(base, "localversion", 12) || !strchr(path, '/');

@@ -18,8 +18,9 @@
  * script or tool changed; a changed file is read by a generated file, a
  * linker script or an object linked some other way; a file an object
  * read was removed; more than QUICK_MAX_OBJECTS objects read the change;
- * the directory was not built cleanly from a known tree. BG_QUICK_BUILD=0
- * turns it off. tests/quick.sh checks that make, run after it, finds
+ * the directory was not built cleanly from a known tree. Files no kernel
+ * build reads (MAINTAINERS and git's files, tools/perf, tools/testing)
+ * send nothing to make. BG_QUICK_BUILD=0 turns it off. tests/quick.sh checks that make, run after it, finds
  * nothing to do and that the kernel is the one make builds.
  *
  *   quick_build()   rebuild env->build for the files in @changed, or say why not
