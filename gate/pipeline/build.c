@@ -227,11 +227,19 @@ static int run_make(struct kernel_env *env, const char *const *targets, const ch
 			   watch ? build_tick : NULL, watch, res, err);
 }
 
+/* Remove everything in env->build; whether that worked. */
+static bool empty_build(struct kernel_env *env)
+{
+	const char *argv[] = { "find", env->build, "-mindepth", "1", "-delete", NULL };
+	struct child c = { .argv = argv, .timeout_sec = 300 };
+	struct child_result res;
+
+	return child_run(&c, &res) == 0 && child_ok(&res);
+}
+
 int kernel_clean(struct kernel_env *env, struct strbuf *err)
 {
 	const char *targets[] = { "-s", "clean", NULL };
-	const char *argv[] = { "find", env->build, "-mindepth", "1", "-delete", NULL };
-	struct child c = { .argv = argv, .timeout_sec = 300 };
 	char *log = xasprintf("%s/clean.log", env->work);
 	struct child_result res;
 	int r;
@@ -246,8 +254,7 @@ int kernel_clean(struct kernel_env *env, struct strbuf *err)
 		 */
 		fprintf(stderr, "# naive: make clean failed (see %s); emptying %s instead\n", log,
 			env->build);
-		r = child_run(&c, &res);
-		if (r < 0 || !child_ok(&res)) {
+		if (!empty_build(env)) {
 			strbuf_addf(err, "build: make clean failed (see %s), and so did emptying %s",
 				    log, env->build);
 			r = -EIO;
@@ -391,10 +398,7 @@ void kernel_first_error(const char *src, const char *log, struct strbuf *out)
  */
 static int no_space(struct kernel_env *env, const char *log, struct strbuf *err)
 {
-	const char *argv[] = { "find", env->build, "-mindepth", "1", "-delete", NULL };
-	struct child c = { .argv = argv, .timeout_sec = 300 };
 	struct strbuf text = STRBUF_INIT;
-	struct child_result res;
 	bool full;
 
 	strbuf_init(&text, 64 * 1024 * 1024);
@@ -406,7 +410,7 @@ static int no_space(struct kernel_env *env, const char *log, struct strbuf *err)
 	strbuf_reset(err);
 	strbuf_addf(err, "build: no space left on device in %s (see %s); the build directory "
 		    "was emptied for the next build", env->build, log);
-	child_run(&c, &res);
+	empty_build(env);
 	return -ENOSPC;
 }
 
