@@ -6,7 +6,9 @@
 # byte for byte the one make builds from the same tree (BG_QUICK_BUILD=0);
 # a change to a build rule is left to make, said, and judged the same; a
 # change that does not compile fails the build with the compiler's error;
-# a change to MAINTAINERS and a selftest's Makefile builds nothing.
+# a change to MAINTAINERS and a selftest's Makefile builds nothing; objects
+# in folders linked from further up than their parent (arch/x86/mm,
+# drivers/input/serio) build quick, to make's kernel.
 . "$(dirname "$0")/lib.bash"
 if [ -n "${XDG_CACHE_HOME:-}" ]; then
 	kdir=$XDG_CACHE_HOME/backport-gate/linux-6.1
@@ -30,14 +32,21 @@ expect_contains "the 2019 change: built without make's walk" \
 quick_sum=$(image_sum)
 quick_out=$(printf '%s\n' "$out" | grep -E '^(not )?ok ')
 
-# make, as the gate runs it, after the quick build: nothing to compile or link
-cc=$(sed -n '1s/^cmd_fs\/binfmt_script.o := \([^ ]*\) .*/\1/p' "$kdir/build/fs/.binfmt_script.o.cmd")
-KBUILD_BUILD_TIMESTAMP="2019-02-18 00:00:00 UTC" KBUILD_BUILD_USER=backport-gate \
-	KBUILD_BUILD_HOST=backport-gate KBUILD_BUILD_VERSION=1 LC_ALL=C \
-	CCACHE_DIR=$(dirname "$kdir")/ccache \
-	make -C "$kdir/src" O="$kdir/build" -j2 CC="$cc" V=2 vmlinux >"$tmp/make.out" 2>&1
-made=$(grep -E '^  (CC|AS|AR|LD|LINK)' "$tmp/make.out" | head -3)
-expect_eq "make after the quick build: nothing to compile or link" "" "$made"
+# made_after: what make, run as the gate runs it in the same directory,
+# compiles, archives or links (its first three lines; nothing after a
+# quick build that did all make would)
+made_after() {
+	local cc
+
+	cc=$(sed -n '1s/^cmd_fs\/binfmt_script.o := \([^ ]*\) .*/\1/p' "$kdir/build/fs/.binfmt_script.o.cmd")
+	KBUILD_BUILD_TIMESTAMP="2019-02-18 00:00:00 UTC" KBUILD_BUILD_USER=backport-gate \
+		KBUILD_BUILD_HOST=backport-gate KBUILD_BUILD_VERSION=1 LC_ALL=C \
+		CCACHE_DIR=$(dirname "$kdir")/ccache \
+		make -C "$kdir/src" O="$kdir/build" -j2 CC="$cc" V=2 vmlinux >"$tmp/make.out" 2>&1
+	grep -E '^  (CC|AS|AR|LD|LINK)' "$tmp/make.out" | head -3
+}
+
+expect_eq "make after the quick build: nothing to compile or link" "" "$(made_after)"
 expect_eq "make after the quick build: the same kernel" "$quick_sum" "$(image_sum)"
 
 # the same tree through make, from the same start
@@ -146,3 +155,33 @@ run_suite --patches "$tmp/unbuilt"
 expect_eq "MAINTAINERS and a selftest's Makefile changed: every case passes" 0 "$status"
 expect_contains "MAINTAINERS and a selftest's Makefile changed: nothing to build, no walk" \
 	"# build: quick: no object of this kernel reads the changed files; nothing to build" "$err"
+
+# objects whose folders are linked from further up than their parent:
+# arch/x86/built-in.a is a member of the top's, input/serio/built-in.a
+# of drivers/built-in.a. Both built quick, and the same kernel as make's.
+base_commit=$(git -C "$kdir/src" rev-list --max-parents=0 HEAD)
+mkdir -p "$tmp/far/a/arch/x86/mm" "$tmp/far/a/drivers/input/serio" "$tmp/far/series"
+for f in arch/x86/mm/ioremap.c drivers/input/serio/serio.c; do
+	git -C "$kdir/src" show "$base_commit:$f" >"$tmp/far/a/$f"
+done
+cp -r "$tmp/far/a" "$tmp/far/b"
+sed -i 's/"ioremap memtype_reserve failed %d\\n"/"ioremap: memtype_reserve failed: %d\\n"/' \
+	"$tmp/far/b/arch/x86/mm/ioremap.c"
+sed -i 's/"Not enough memory to queue event %d\\n"/"no memory to queue event %d\\n"/' \
+	"$tmp/far/b/drivers/input/serio/serio.c"
+{
+	printf 'From: backport-gate tests <tests@backport-gate.invalid>\n'
+	printf 'Subject: [PATCH] x86/mm, serio: shorter messages\n\n---\n'
+	(cd "$tmp/far" && diff -ru a b)
+} >"$tmp/far/series/0001-far-archives.patch"
+echo 0001-far-archives.patch >"$tmp/far/series/series"
+run_suite
+run_suite --patches "$tmp/far/series"
+expect_eq "folders linked from further up: every case passes" 0 "$status"
+expect_contains "folders linked from further up: built without make's walk" \
+	"# build: quick: 2 objects read the changed files; compiled again and relinked without make" "$err"
+far_sum=$(image_sum)
+expect_eq "folders linked from further up: make after it has nothing to do" "" "$(made_after)"
+run_suite
+BG_QUICK_BUILD=0 run_suite --patches "$tmp/far/series"
+expect_eq "folders linked from further up: byte for byte make's kernel" "$far_sum" "$(image_sum)"

@@ -213,9 +213,47 @@ static bool compiled_with(const char *text, const char *target, const char *cc)
 }
 
 /*
+ * The folder above @dir whose built-in.a has @archive (@dir's own) as a
+ * member, or NULL. Not always the parent: kbuild links a folder from any
+ * folder above it (the top's built-in.a names arch/x86/built-in.a,
+ * drivers/built-in.a names input/serio/built-in.a).
+ */
+static char *linking_folder(struct quick *q, const char *dir, const char *archive)
+{
+	size_t cut = strlen(dir);
+
+	for (;;) {
+		char *parent, *parent_archive;
+		const char *member;
+		bool named;
+
+		while (cut > 0 && dir[cut - 1] != '/')
+			cut--;
+		if (cut == 0) {
+			parent = xstrdup(".");
+			parent_archive = xstrdup("built-in.a");
+			member = archive;
+		} else {
+			parent = xstrndup(dir, cut - 1);
+			parent_archive = xasprintf("%s/built-in.a", parent);
+			member = archive + cut;
+		}
+		named = command_names(q, parent_archive, member);
+		free(parent_archive);
+		if (named)
+			return parent;
+		free(parent);
+		if (cut == 0)
+			return NULL;
+		cut--;	/* past the '/' */
+	}
+}
+
+/*
  * Queue the archives that hold @object, up to vmlinux.a: its folder's
- * built-in.a and each parent's, or its folder's lib.a (which vmlinux.o
- * links itself). false when the object reaches the kernel some other way.
+ * built-in.a and each one that links it in turn up to the top's, or its
+ * folder's lib.a (which vmlinux.o links itself). false when the object
+ * reaches the kernel some other way.
  */
 static bool add_archives(struct quick *q, const char *object)
 {
@@ -235,26 +273,21 @@ static bool add_archives(struct quick *q, const char *object)
 		ok = false;
 		goto out;
 	}
-	/* up the folders: each built-in.a is a member of its parent's */
-	for (;;) {
-		char *slash = strrchr(dir, '/');
-		char *parent = slash ? xstrndup(dir, (size_t)(slash - dir)) : xstrdup(".");
-		char *parent_archive = slash ? xasprintf("%s/built-in.a", parent) : xstrdup("built-in.a");
-		const char *member = slash ? archive + strlen(parent) + 1 : archive;
+	strlist_add_unique(&q->archives, archive);
+	while (strcmp(dir, ".") != 0) {
+		char *parent = linking_folder(q, dir, archive);
 
-		strlist_add_unique(&q->archives, archive);
-		ok = command_names(q, parent_archive, member);
-		free(archive);
-		archive = parent_archive;
+		if (!parent) {
+			ok = false;
+			goto out;
+		}
 		free(dir);
 		dir = parent;
-		if (!ok || !slash)
-			break;
+		free(archive);
+		archive = strcmp(dir, ".") ? xasprintf("%s/built-in.a", dir) : xstrdup("built-in.a");
+		strlist_add_unique(&q->archives, archive);
 	}
-	if (ok && command_names(q, "vmlinux.a", "./built-in.a"))
-		strlist_add_unique(&q->archives, "built-in.a");
-	else
-		ok = false;
+	ok = command_names(q, "vmlinux.a", "./built-in.a");
 out:
 	free(dir);
 	free(archive);
