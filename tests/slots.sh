@@ -3,7 +3,8 @@
 # for any change, a bisection moves between them and still drops exactly
 # the 2019 change; both slots end clean; kernel-tests/run, which shares
 # the first slot and the tree, builds right after them (the series fails,
-# base passes) and the gate after it; a slot with a bad stamp is emptied
+# base passes) from the source times they left, and the gate after it; a
+# hand edit through git makes the next build set every time again; a slot with a bad stamp is emptied
 # and a swap cut short is finished, both without changing the verdict.
 . "$(dirname "$0")/lib.bash"
 gate=${BG_GATE:-$top/build/backport-gate}
@@ -56,6 +57,35 @@ t_run=$(clean_stamp "$kdir/build")
 expect_eq "kernel-tests/run stamps what it built" 40 "${#t_run}"
 run_suite
 expect_eq "kernel-tests/run after the series: base passes" 0 "$status"
+
+# The source times the last process left (slots.h: SLOT_SRC_TIMES): the
+# next kernel-tests/run starts from them instead of setting all 78,000.
+# own_series NAME: a series of one patch that adds a comment no run has
+# had to fs/binfmt_script.c of base, so its tree is new to every slot.
+base_commit=$(git -C "$kdir/src" rev-list --max-parents=0 HEAD)
+own_series() {
+	local d=$tmp/own-$1
+	mkdir -p "$d/a/fs" "$d/b/fs" "$d/series"
+	git -C "$kdir/src" show "$base_commit:fs/binfmt_script.c" >"$d/a/fs/binfmt_script.c"
+	{ cat "$d/a/fs/binfmt_script.c"; echo "/* slots.sh $1 $(date +%s%N) */"; } >"$d/b/fs/binfmt_script.c"
+	(cd "$d" && diff -u a/fs/binfmt_script.c b/fs/binfmt_script.c) >"$d/series/comment.patch"
+	echo comment.patch >"$d/series/series"
+	echo "$d/series"
+}
+expect_eq "source times: kept for the next process" tree "$(head -c 4 "$kdir/.bg-src-times")"
+run_suite --patches "$(own_series kept)"
+expect_eq "source times: a new tree from the kept times: built, every case passes" "0 yes" \
+	"$status $(grep -q '^# building tree' "$tmp/err" && echo yes || echo no)"
+expect_eq "source times: no walk over every file" "" "$(grep 'no record of the times' "$tmp/err")"
+# A hand edit through git writes the index anew: the record is not
+# believed, the whole tree is checked out and every time set again.
+echo '#error edited by hand' >>"$kdir/src/fs/exec.c"
+git -C "$kdir/src" add -f fs/exec.c
+run_suite --patches "$(own_series edited)"
+expect_eq "source times: after a hand edit a new tree still passes" 0 "$status"
+expect_contains "source times: after a hand edit every file's time is set" \
+	"no record of the times in $kdir/src" "$err"
+expect_eq "source times: the hand edit is undone" "" "$(git -C "$kdir/src" status --porcelain)"
 
 slot_run shebang-2019-reverted
 expect_eq "gate after kernel-tests/run: the reverted queue drops nothing" "0 " "$status $drop"

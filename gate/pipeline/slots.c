@@ -183,6 +183,121 @@ out:
 	return r;
 }
 
+/* Where slots_prepare() keeps the source tree's times for the next process. */
+static char *src_times_path(const struct build_slots *s)
+{
+	return xasprintf("%s/%s", s->env->dir, SLOT_SRC_TIMES);
+}
+
+/* git's index file of the source tree: every checkout writes it anew. */
+static int index_stat(const struct build_slots *s, struct stat *st)
+{
+	char *path = xasprintf("%sindex", git_repository_path(s->tree->repo));
+	int r = stat(path, st) < 0 ? -errno : 0;
+
+	free(path);
+	return r;
+}
+
+/* true when HEAD of the source tree is a commit of tree @want */
+static bool head_is(const struct build_slots *s, const git_oid *want)
+{
+	git_reference *head = NULL;
+	git_object *tree = NULL;
+	bool same = git_repository_head(&head, s->tree->repo) == 0 &&
+		    git_reference_peel(&tree, head, GIT_OBJECT_TREE) == 0 &&
+		    git_oid_equal(git_object_id(tree), want);
+
+	git_object_free(tree);
+	git_reference_free(head);
+	return same;
+}
+
+/*
+ * Believe SLOT_SRC_TIMES when it describes the tree as it is: HEAD is its
+ * tree and git's index is the very file it names (inode, size, mtime).
+ * Anything else that changed the tree wrote the index again.
+ */
+static void src_times_read(struct build_slots *s)
+{
+	char *path = src_times_path(s);
+	struct strbuf text = STRBUF_INIT;
+	unsigned long long ino, size;
+	long long sec, nsec;
+	char hex[GIT_OID_HEXSZ + 1];
+	char *line, *rest;
+	struct stat st;
+	git_oid head;
+
+	if (strbuf_read_file(&text, path) < 0)
+		goto out;
+	line = text.buf;
+	rest = strchr(line, '\n');
+	if (!rest || sscanf(line, "tree %40s", hex) != 1 || git_oid_fromstr(&head, hex) < 0)
+		goto out;
+	line = rest + 1;
+	rest = strchr(line, '\n');
+	if (!rest || sscanf(line, "index %llu %llu %lld %lld", &ino, &size, &sec, &nsec) != 4)
+		goto out;
+	if (index_stat(s, &st) < 0 || st.st_ino != ino || (unsigned long long)st.st_size != size ||
+	    st.st_mtim.tv_sec != sec || st.st_mtim.tv_nsec != nsec || !head_is(s, &head))
+		goto out;
+	strlist_split_lines(&s->fresh, rest + 1);
+	git_oid_cpy(&s->head, &head);
+	s->known = true;
+out:
+	strbuf_release(&text);
+	free(path);
+}
+
+/* Forget the kept times, before the tree changes: -errno when they stay. */
+static int src_times_forget(struct build_slots *s, struct strbuf *err)
+{
+	char *path = src_times_path(s);
+	int r = 0;
+
+	if (unlink(path) < 0 && errno != ENOENT) {
+		strbuf_addf(err, "build slots: cannot remove %s: %s", path, strerror(errno));
+		r = -errno;
+	}
+	free(path);
+	return r;
+}
+
+/*
+ * Keep s->head, s->fresh and the index's identity for the next process
+ * (atomically). Not keeping them only costs that process a walk.
+ */
+static void src_times_write(struct build_slots *s)
+{
+	char *path = src_times_path(s);
+	char *tmp = xasprintf("%s.tmp", path);
+	struct strbuf text = STRBUF_INIT;
+	char hex[GIT_OID_HEXSZ + 1];
+	struct stat st;
+
+	for (size_t i = 0; i < s->fresh.n; i++)
+		if (strchr(s->fresh.items[i], '\n'))
+			goto out;	/* one path per line cannot say it */
+	if (index_stat(s, &st) < 0)
+		goto out;
+	git_oid_tostr(hex, sizeof(hex), &s->head);
+	strbuf_addf(&text, "tree %s\nindex %llu %llu %lld %lld\n", hex,
+		    (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		    (long long)st.st_mtim.tv_sec, (long long)st.st_mtim.tv_nsec);
+	for (size_t i = 0; i < s->fresh.n; i++)
+		strbuf_addf(&text, "%s\n", s->fresh.items[i]);
+	if (strbuf_write_file(&text, tmp) < 0 || rename(tmp, path) < 0) {
+		fprintf(stderr, "# build slots: cannot keep the source times in %s: %s\n", path,
+			strerror(errno));
+		unlink(tmp);
+	}
+out:
+	strbuf_release(&text);
+	free(tmp);
+	free(path);
+}
+
 int slots_open(struct build_slots *s, struct kernel_env *env, struct kernel_tree *tree,
 	       struct strbuf *err)
 {
@@ -222,6 +337,7 @@ int slots_open(struct build_slots *s, struct kernel_env *env, struct kernel_tree
 				return r;
 		}
 	}
+	src_times_read(s);
 	return 0;
 }
 
@@ -625,6 +741,12 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 	/* known again only once the checkout and the times are done */
 	was_known = s->known;
 	s->known = false;
+	r = src_times_forget(s, err);
+	if (r < 0)
+		goto out;
+	if (!was_known && slot->n_trees)
+		fprintf(stderr, "# build slots: no record of the times in %s: setting every file's\n",
+			s->env->src);
 	r = tree_checkout(s->tree, commit, was_known ? &moved : NULL, err);
 	if (r < 0)
 		goto out;
@@ -641,8 +763,10 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 		strlist_sort_unique(&s->fresh);
 		s->known = true;
 	}
-	if (s->known)
+	if (s->known) {
 		git_oid_cpy(&s->head, tree_id);
+		src_times_write(s);
+	}
 	/* stamp it dirty first: a build that never finishes leaves a mixture */
 	if (slot->n_trees == SLOT_TREES_MAX) {
 		r = slot_empty(slot, err);
