@@ -63,17 +63,27 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# free_port_pair: a loopback port nobody listens on, and the next one free
-# too (tools/slurm-cluster's slurmctld and slurmd).
-free_port_pair() {
-	local port
+# free_ports N: a loopback port nobody listens on, and the N - 1 after it
+# free too (tools/slurm-cluster's slurmctld and its slurmds, one each).
+free_ports() {
+	local port k taken
 	for _ in $(seq 20); do
 		port=$(free_port)
-		[ "$port" -lt 65534 ] &&
-			! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$((port + 1))" 2>/dev/null && break
+		taken=no
+		for ((k = 1; k < $1; k++)); do
+			if [ $((port + k)) -gt 65535 ] ||
+				timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$((port + k))" 2>/dev/null; then
+				taken=yes
+				break
+			fi
+		done
+		[ "$taken" = yes ] || break
 	done
 	echo "$port"
 }
+
+# free_port_pair: free_ports 2 (a one-node cluster).
+free_port_pair() { free_ports 2; }
 
 # wait_for SECONDS COMMAND...: polls until COMMAND succeeds; 1 on timeout.
 wait_for() {

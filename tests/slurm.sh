@@ -7,10 +7,11 @@
 # and each patch's verdict are the local executor's; every step's job is
 # in the report (steps[].slurm_job) and in the cluster's job completion
 # log. The daemon gates it through the cluster too, four steps at once:
-# the same verdicts in fewer rounds. Then the
-# node dies in the middle of a step's kernel build: Slurm
-# ends that job NODE_FAIL, the gate submits the step again once the node
-# is back, and the verdict is still right. A gate stopped by SIGTERM
+# the same verdicts in fewer rounds. Then the cluster has two nodes: one
+# dies in the middle of a step's kernel build, Slurm ends that job
+# NODE_FAIL, the gate submits the step again, it runs on the other node,
+# and the verdict is still right; a node where the step itself fails is
+# left out of that step's next attempt. A gate stopped by SIGTERM
 # cancels its job. A config the executor cannot use is refused, naming
 # the key, and a controller that is gone ends the run without a verdict. The node's cache is kept between runs
 # (<cache>-node), as a real node's would be; tests/progress.sh makes it
@@ -28,8 +29,8 @@ export SLURM_CLUSTER_DIR=$tmp/cluster
 # munged wants every folder above its socket searchable by all.
 chmod a+x "$tmp"
 
-# slurmctld's port, and slurmd's after it
-port=$(free_port_pair)
+# slurmctld's port, and a slurmd's after it for each of up to two nodes
+port=$(free_ports 3)
 export SLURM_CLUSTER_PORT=$port
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
@@ -145,9 +146,18 @@ else
 	fail "the daemon with [executor] kind = slurm answers: $(tail -n 3 "$tmp/serve.log")"
 fi
 
-# The node dies while a step builds (the revert on top of the 2019 change
-# is a tree the node has not built before): the job ends NODE_FAIL, and
-# the step is submitted again.
+# Two nodes from here on (node1, node2: two slurmds of this machine,
+# sharing the node cache as they share its disk).
+"$cluster" stop >/dev/null 2>&1
+status=0
+SLURM_CLUSTER_NODES=2 "$cluster" start >"$tmp/start.out" 2>"$tmp/start.err" || status=$?
+expect_eq "a two-node cluster starts" "0 node1,node2" \
+	"$status $(sinfo -h -N -o %N 2>/dev/null | sort | paste -sd,)"
+[ "$status" -eq 0 ] || sed 's/^/# /' "$tmp/start.err"
+
+# A node dies while a step builds (the revert on top of the 2019 change
+# is a tree the node cache has not built before): the job ends NODE_FAIL,
+# and the step is submitted again and runs on the node left.
 # (a subshell that exits with the gate's status: gate() itself returns 0)
 # (BG_QUICK_BUILD=0, which sbatch passes on to the step: a small change
 # builds on the node without a kernel make, and the kill waits for one)
@@ -157,19 +167,20 @@ fi
 ) &
 gate_pid=$!
 building() { pgrep -f "make -C $node_cache/linux-6.1/src " >/dev/null; }
+lost=none
 if wait_for 600 building; then
-	"$cluster" kill-node >/dev/null 2>"$tmp/kill.err" || sed 's/^/# /' "$tmp/kill.err"
-	"$cluster" restart-node >/dev/null 2>"$tmp/restart.err" || sed 's/^/# /' "$tmp/restart.err"
+	lost=$(squeue -h -t RUNNING -n backport-gate-step -o %N | head -n 1)
+	"$cluster" kill-node "$lost" >/dev/null 2>"$tmp/kill.err" || sed 's/^/# /' "$tmp/kill.err"
 else
-	fail "a step's kernel build started on the node within 600 s"
+	fail "a step's kernel build started on a node within 600 s"
 fi
 wait "$gate_pid"
 status=$?
 expect_eq "node lost mid-build: the run still ends with a verdict, nothing dropped (exit 0)" "0 " \
 	"$status $(drops died)"
-expect_eq "node lost mid-build: one step took two attempts, NODE_FAIL then COMPLETED" \
-	"NODE_FAIL COMPLETED" \
-	"$(jq -r '.steps[] | select(.attempts | length > 1) | [.attempts[].state] | join(" ")' "$tmp/died.json")"
+expect_eq "node lost mid-build: one step took two attempts, NODE_FAIL on the lost node, then COMPLETED on the other" \
+	"NODE_FAIL@$lost COMPLETED@$([ "$lost" = node1 ] && echo node2 || echo node1)" \
+	"$(jq -r '.steps[] | select(.attempts | length > 1) | [.attempts[] | "\(.state)@\(.node)"] | join(" ")' "$tmp/died.json")"
 failed_job=$(jq -r '.steps[] | select(.attempts | length > 1) | .attempts[0].slurm_job' "$tmp/died.json")
 expect_eq "the lost job is NODE_FAIL in the cluster's log, and the step names the retry's job" \
 	"NODE_FAIL yes" \
@@ -177,6 +188,34 @@ expect_eq "the lost job is NODE_FAIL in the cluster's log, and the step names th
 expect_contains "the gate said it submitted the step again" "NODE_FAIL, submitting again" \
 	"$(cat "$tmp/died.err")"
 expect_eq "every case passes with the revert, as locally" "pass" "$(jq -r .verdict "$tmp/died.json")"
+"$cluster" restart-node "$lost" >/dev/null 2>"$tmp/restart.err" || sed 's/^/# /' "$tmp/restart.err"
+
+# A node where the step itself fails (its gate cannot run there): the step
+# is submitted again away from it, and the verdict is the other node's.
+cat >"$tmp/node1-broken" <<EOF
+#!/bin/sh
+if [ "\$SLURMD_NODENAME" = node1 ]; then
+	echo "node1: this node's backport-gate cannot run" >&2
+	exit 1
+fi
+exec "$gate" "\$@"
+EOF
+chmod +x "$tmp/node1-broken"
+sed "s|^\[executor\]|&\n\tprogram = $tmp/node1-broken|" "$tmp/gate.conf" >"$tmp/broken.conf"
+gate away --queue "$queues/shebang-2019-reverted" --config "$tmp/broken.conf"
+expect_eq "a node where the step fails: every case passes, as locally (exit 0)" "0 pass" \
+	"$status $(jq -r .verdict "$tmp/away.json")"
+expect_eq "a node where the step fails: every step's result came from node2" "COMPLETED@node2" \
+	"$(jq -r '[.steps[].attempts[-1] | "\(.state)@\(.node)"] | unique | join(", ")' "$tmp/away.json")"
+retried=$(jq '[.steps[] | select([.attempts[] | "\(.state)@\(.node)"] == ["FAILED@node1", "COMPLETED@node2"])] | length' "$tmp/away.json")
+if [ "$retried" -ge 1 ]; then
+	pass "a node where the step fails: $retried step(s) FAILED on node1, then submitted away from it"
+else
+	fail "a node where the step fails: no step FAILED on node1 and then ran on node2: $(jq -c '[.steps[].attempts[] | [.state, .node]]' "$tmp/away.json")"
+fi
+expect_contains "a node where the step fails: the attempt says why, in the step's own words" \
+	"node1: this node's backport-gate cannot run" \
+	"$(jq -r '.steps[].attempts[0].why' "$tmp/away.json")"
 
 # The gate asked to stop (SIGTERM, as systemd and kill send it) while a
 # step runs: it cancels the job, so nothing is left on the cluster, and

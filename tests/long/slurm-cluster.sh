@@ -30,8 +30,8 @@ expect_exit0() {
 	[ "$2" -eq 0 ] || sed 's/^/# /' "$3" | tail -n 20
 }
 
-# slurmctld's port, and slurmd's after it
-port=$(free_port_pair)
+# slurmctld's port, and a slurmd's after it for each of up to two nodes
+port=$(free_ports 3)
 export SLURM_CLUSTER_PORT=$port
 
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
@@ -50,7 +50,7 @@ expect_eq "the node is idle in the default partition gate" "gate* idle localhost
 expect_eq "the config is its own: munge socket, ports, state in DIR, no /etc/slurm" \
 	"socket=$SLURM_CLUSTER_DIR/munge/munge.socket $port $((port + 1)) 0" \
 	"$(sed -n 's/^AuthInfo=\([^,]*\).*/\1/p' "$conf") $(sed -n 's/^SlurmctldPort=//p' "$conf") $(sed -n 's/^SlurmdPort=//p' "$conf") $(grep -c /etc/slurm "$conf")"
-expect_contains "status: all three daemons run" "slurmd: running" "$("$cluster" status)"
+expect_contains "status: all three daemons run" "slurmd-localhost: running" "$("$cluster" status)"
 status=0
 "$cluster" start >/dev/null 2>"$tmp/again.err" || status=$?
 expect_eq "start again: refused while it runs" 1 "$status"
@@ -199,5 +199,29 @@ expect_eq "stop: no slurmstepd or job process is left" "" "$tagged"
 status=0
 out=$("$cluster" status) || status=$?
 expect_eq "status after stop: nothing runs, exit 3" "3 0" "$status $(grep -c ': running' <<<"$out")"
+
+# Two nodes: both idle, each job where it is sent, and one node killed
+# with its job while the other runs on.
+status=0
+SLURM_CLUSTER_NODES=2 "$cluster" start >/dev/null 2>"$tmp/start2.err" || status=$?
+expect_exit0 "start with SLURM_CLUSTER_NODES=2" "$status" "$tmp/start2.err"
+expect_eq "two nodes: node1 and node2 idle at 127.0.0.1 and 127.0.0.2, a slurmd port each" \
+	"node1 idle 127.0.0.1 $((port + 1)),node2 idle 127.0.0.2 $((port + 2))" \
+	"$(sinfo -h -N -o '%N %T' | sort | while read -r n st; do
+		echo "$n $st $(sed -n "s/^NodeName=$n NodeAddr=\([^ ]*\) Port=\([0-9]*\) .*/\1 \2/p" "$conf")"
+	done | paste -sd,)"
+one=$(submit -o /dev/null -w node1 --wrap 'sleep 300')
+two=$(submit -o /dev/null -w node2 --wrap 'sleep 300')
+wait_for 20 running "$one" && wait_for 20 running "$two" || fail "a job runs on each node"
+"$cluster" kill-node node1 2>"$tmp/kill2.err" || sed 's/^/# /' "$tmp/kill2.err"
+expect_eq "kill-node node1: its slurmd is gone, node2's runs, with its job" \
+	"slurmd-node1: not running slurmd-node2: running yes" \
+	"$("$cluster" status | grep -o '^slurmd-node[12]: [a-z ]*running' | paste -sd' ') $(running "$two" && echo yes || echo no)"
+status=0
+"$cluster" kill-node node3 2>"$tmp/kill3.err" || status=$?
+expect_eq "kill-node of a node the cluster has not: refused, naming its nodes" \
+	"1 slurm-cluster: kill-node: no node 'node3' in this cluster (its nodes: node1 node2)" \
+	"$status $(cat "$tmp/kill3.err")"
+"$cluster" stop 2>/dev/null
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
