@@ -744,29 +744,25 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 	r = src_times_forget(s, err);
 	if (r < 0)
 		goto out;
-	if (!was_known && slot->n_trees)
+	if (!was_known)
 		fprintf(stderr, "# build slots: no record of the times in %s: setting every file's\n",
 			s->env->src);
 	r = tree_checkout(s->tree, commit, was_known ? &moved : NULL, err);
 	if (r < 0)
 		goto out;
-	if (slot->n_trees) {
-		r = set_times(s, &best_diff, was_known ? &moved : NULL, err);
-		if (r < 0)
-			goto out;
-		strlist_release(&s->fresh);
-		strlist_extend(&s->fresh, &best_diff);
-		s->known = true;
-	} else if (was_known) {
-		/* an empty slot builds every file: times matter to the next one */
-		strlist_extend(&s->fresh, &moved);
-		strlist_sort_unique(&s->fresh);
-		s->known = true;
-	}
-	if (s->known) {
-		git_oid_cpy(&s->head, tree_id);
-		src_times_write(s);
-	}
+	/*
+	 * An empty slot builds every file whatever the times; they are set
+	 * all the same, for the slots after it (the walk is nothing beside
+	 * a whole build).
+	 */
+	r = set_times(s, &best_diff, was_known ? &moved : NULL, err);
+	if (r < 0)
+		goto out;
+	strlist_release(&s->fresh);
+	strlist_extend(&s->fresh, &best_diff);
+	s->known = true;
+	git_oid_cpy(&s->head, tree_id);
+	src_times_write(s);
 	/* stamp it dirty first: a build that never finishes leaves a mixture */
 	if (slot->n_trees == SLOT_TREES_MAX) {
 		r = slot_empty(slot, err);
