@@ -5,7 +5,10 @@
 # passes the suite; the 2019 change ported to 6.12 (patches/6.12) fails
 # exactly the cases it fails on 6.1, and its revert restores them; the
 # sample queue's queue-6.12 gets the port dropped for regression, and the
-# reverted sample passes. The phases' times are printed for the notes.
+# reverted sample passes. Then the daemon gates both branches from one
+# push, locally and through a two-node Slurm cluster, where the two
+# branches' steps run at the same time. The phases' times are printed for
+# the notes.
 . "$(dirname "$0")/../lib.bash"
 gate=${BG_GATE:-$top/build/backport-gate}
 queues=$top/patches/queues
@@ -85,23 +88,34 @@ kcache=${kdir%/linux-6.12}
 } >"$tmp/gate.conf"
 daemon=
 trap 'kill "$daemon" 2>/dev/null; rm -rf "$tmp"' EXIT
-start=$(date +%s)
-start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon answers"
 push=$(jq -cn --arg url "$repo" --arg after "$(git -C "$repo" rev-parse HEAD)" \
 	'{ref: "refs/heads/master", after: $after, repository: {clone_url: $url, full_name: "t/stable-queue"}}')
-code=$(curl -s -o "$tmp/push.json" -w '%{http_code}' -X POST -H 'X-GitHub-Event: push' \
-	-H 'X-GitHub-Delivery: branches-1' -H "X-Hub-Signature-256: sha256=$(sign "$push" "$secret")" \
-	-H 'Content-Type: application/json' --data-binary "$push" "$base/webhook")
-expect_eq "one push: a job for each branch's queue" '202 stable-6.1 stable-6.12' \
-	"$code $(jq -r '[.jobs[].queue] | join(" ")' "$tmp/push.json")"
-read -r job61 job612 <<<"$(jq -r '[.jobs[].job] | join(" ")' "$tmp/push.json")"
+# push_branches DELIVERY SECONDS: the push to the daemon at $base, then
+# waits for both jobs; sets code (the answer in $tmp/DELIVERY.json),
+# job61 and job612, and prints the time to both verdicts.
+push_branches() {
+	local start
+	start=$(date +%s)
+	code=$(curl -s -o "$tmp/$1.json" -w '%{http_code}' -X POST -H 'X-GitHub-Event: push' \
+		-H "X-GitHub-Delivery: $1" -H "X-Hub-Signature-256: sha256=$(sign "$push" "$secret")" \
+		-H 'Content-Type: application/json' --data-binary "$push" "$base/webhook")
+	read -r job61 job612 <<<"$(jq -r '[.jobs[].job] | join(" ")' "$tmp/$1.json")"
+	wait_for "$2" eval '[ "$(field "$job61" state)" = done ] && [ "$(field "$job612" state)" = done ]'
+	echo "# $1: the push's two jobs: $(($(date +%s) - start)) s to both verdicts"
+}
 field() { curl -s "$base/api/jobs/$1" | jq -r ".$2"; }
-wait_for 1800 eval '[ "$(field "$job61" state)" = done ] && [ "$(field "$job612" state)" = done ]'
-echo "# the push's two jobs: $(($(date +%s) - start)) s to both verdicts"
+# branch_verdicts DB: QUEUE:BRANCH:VERDICT of the two jobs' runs
+branch_verdicts() {
+	sqlite3 "$1" "SELECT group_concat(job.queue || ':' || run.base || ':' || run.verdict, ' ') FROM job JOIN run ON run.id = job.run_id WHERE job.id IN ($job61, $job612) ORDER BY job.id" |
+		sed -E 's/:(6\.[0-9]+)\.[0-9]+:/:\1:/g'
+}
+start_daemon "$tmp/gate.conf" "$tmp/serve.log" "$base" || fail "the daemon answers"
+push_branches branches-1 1800
+expect_eq "one push: a job for each branch's queue" '202 stable-6.1 stable-6.12' \
+	"$code $(jq -r '[.jobs[].queue] | join(" ")' "$tmp/branches-1.json")"
 expect_eq "both branches' jobs end with a verdict" "done done" "$(field "$job61" state) $(field "$job612" state)"
-verdicts=$(sqlite3 "$tmp/daemon.db" "SELECT group_concat(job.queue || ':' || run.base || ':' || run.verdict, ' ') FROM job JOIN run ON run.id = job.run_id WHERE job.id IN ($job61, $job612) ORDER BY job.id")
 expect_eq "each branch gated on its own tree, each dropping its change" \
-	"stable-6.1:6.1:drop stable-6.12:6.12:drop" "$(printf '%s' "$verdicts" | sed -E 's/:(6\.[0-9]+)\.[0-9]+:/:\1:/g')"
+	"stable-6.1:6.1:drop stable-6.12:6.12:drop" "$(branch_verdicts "$tmp/daemon.db")"
 for v in 6.1 6.12; do
 	expect_eq "history --runs --branch $v: only the run of queue-$v" "queue-$v" \
 		"$("$gate" history --db "$tmp/daemon.db" --runs --branch "$v" --json | jq -r '[.runs[].queue] | join(" ")')"
@@ -112,6 +126,61 @@ expect_eq "history --patch: the change is dropped on both branches, each in its 
 	"6.1 drop regression queue-6.1;6.12 drop regression queue-6.12" \
 	"$("$gate" history --db "$tmp/daemon.db" --patch 8099b047ecc4 --json |
 		jq -r '[.branches[] | "\(.branch) \(.status) \(.reason) \(.queue)"] | join(";")')"
+kill -TERM "$daemon"
+wait "$daemon" 2>/dev/null
+daemon=
+
+# The same push through a two-node Slurm cluster (issue 20): the two
+# branches' runs go on at once in the daemon's two workers, each one's
+# steps are Slurm jobs, and jobs of both runs are on the cluster at the
+# same time. The nodes' cache is <cache>-node (tests/slurm.sh's for 6.1;
+# 6.12 is built there the first time, about 3 minutes more).
+cluster=$top/tools/slurm-cluster
+export SLURM_CLUSTER_DIR=$tmp/cluster
+chmod a+x "$tmp"
+SLURM_CLUSTER_PORT=$(free_ports 3)
+export SLURM_CLUSTER_PORT
+trap '"$cluster" stop >/dev/null 2>&1; kill "$daemon" 2>/dev/null; rm -rf "$tmp"' EXIT
+status=0
+SLURM_CLUSTER_NODES=2 "$cluster" start >/dev/null 2>"$tmp/cluster.err" || status=$?
+expect_eq "a two-node Slurm cluster starts" 0 "$status"
+[ "$status" -eq 0 ] || sed 's/^/# /' "$tmp/cluster.err"
+. "$SLURM_CLUSTER_DIR/env"
+port_no=$(free_port)
+base=http://127.0.0.1:$port_no
+{
+	sed -e "s|^\tlisten = .*|\tlisten = 127.0.0.1:$port_no|" \
+		-e "s|^\tdatabase = .*|\tdatabase = $tmp/slurm.db|" "$tmp/gate.conf"
+	printf '[executor]\n\tkind = slurm\n\tpartition = gate\n\ttime-limit = 30m\n\tcpus = 2\n'
+	printf '\tmemory = 2G\n\tnode-cache = %s-node\n\tspool = %s/spool\n' "$kcache" "$tmp"
+} >"$tmp/slurm.conf"
+start_daemon "$tmp/slurm.conf" "$tmp/slurm-serve.log" "$base" || fail "the daemon with the Slurm executor answers"
+push_branches branches-slurm 2400
+expect_eq "through Slurm: one push, a job for each branch's queue" '202 stable-6.1 stable-6.12' \
+	"$code $(jq -r '[.jobs[].queue] | join(" ")' "$tmp/branches-slurm.json")"
+expect_eq "through Slurm: each branch gated on its own tree, each dropping its change" \
+	"stable-6.1:6.1:drop stable-6.12:6.12:drop" "$(branch_verdicts "$tmp/slurm.db")"
+# span JOB: "START END" of a finished job, epoch seconds, from the cluster's log
+span() {
+	local line
+	line=$(grep "^JobId=$1 " "$SLURM_CLUSTER_DIR/jobcomp.log" | tail -n 1)
+	echo "$(date -d "$(sed 's/.* StartTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)" \
+		"$(date -d "$(sed 's/.* EndTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)"
+}
+slurm_jobs() { # JOB: the Slurm jobs of the daemon job's run
+	"$gate" report "$(sqlite3 "$tmp/slurm.db" "SELECT run_id FROM job WHERE id = $1")" \
+		--db "$tmp/slurm.db" --json | jq -r '.steps[].attempts[].slurm_job'
+}
+overlap=no
+for a in $(slurm_jobs "$job61"); do
+	read -r a0 a1 <<<"$(span "$a")"
+	for b in $(slurm_jobs "$job612"); do
+		read -r b0 b1 <<<"$(span "$b")"
+		[ "$a0" -lt "$b1" ] && [ "$b0" -lt "$a1" ] && overlap="yes: job $a (6.1) and job $b (6.12)"
+	done
+done
+expect_contains "through Slurm: steps of both branches ran on the cluster at the same time" "yes" "$overlap"
+echo "# overlap: $overlap; nodes used: $(grep -o 'NodeList=[^ ]*' "$SLURM_CLUSTER_DIR/jobcomp.log" | sort | uniq -c | tr -s ' ' | paste -sd,)"
 kill -TERM "$daemon"
 wait "$daemon" 2>/dev/null
 daemon=
