@@ -416,7 +416,8 @@ static void test_later_steps_touch_only_changes(void **state)
 	commit_doc(fx, "v1\n", "a2\n", "d2\n", &c3, &t3);
 	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
 	prepare_build(fx, &s, &c1, &t1, true);
-	assert_false(s.known);	/* an empty slot: times were not set */
+	assert_true(s.known);	/* an empty slot: every time set all the same */
+	assert_int_equal(mtime_of(fx, "a.c"), SLOT_OLD_MTIME);
 	prepare_build(fx, &s, &c2, &t2, true);
 	assert_true(s.known);
 	assert_true(mtime_of(fx, "doc.txt") > SLOT_OLD_MTIME);
@@ -445,15 +446,43 @@ static void test_later_steps_touch_only_changes(void **state)
 	assert_int_equal(mtime_of(fx, "hdr.h"), SLOT_OLD_MTIME);
 	slots_close(&s);
 
-	/* an edit behind the gate's back, same size: a new struct restores it */
-	text = xasprintf("%s/a.c", fx->env.src);
-	write_file(text, "zz\n");
-	free(text);
+	/* a new struct (the next process) starts from the times this one kept */
 	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	assert_true(s.known);
+	assert_true(git_oid_equal(&s.head, &t1));
+	assert_true(strlist_has(&s.fresh, "a.c") && strlist_has(&s.fresh, "doc.txt"));
 	prepare_build(fx, &s, &c3, &t3, true);
 	text = src_text(fx, "a.c");
 	assert_string_equal(text, "a2\n");
 	free(text);
+	assert_int_equal(mtime_of(fx, "hdr.h"), SLOT_OLD_MTIME);
+	assert_true(mtime_of(fx, "a.c") > SLOT_OLD_MTIME);
+	assert_true(mtime_of(fx, "doc.txt") > SLOT_OLD_MTIME);	/* both differ from t1 */
+	slots_close(&s);
+
+	/*
+	 * An edit behind the gate's back, same size, staged (git's index is
+	 * written anew): the record is not believed, and a new struct
+	 * restores the file.
+	 */
+	text = xasprintf("%s/hdr.h", fx->env.src);
+	write_file(text, "zz\n");
+	free(text);
+	{
+		git_index *index = NULL;
+
+		assert_int_equal(git_repository_index(&index, fx->tree.repo), 0);
+		assert_int_equal(git_index_add_bypath(index, "hdr.h"), 0);
+		assert_int_equal(git_index_write(index), 0);
+		git_index_free(index);
+	}
+	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	assert_false(s.known);
+	prepare_build(fx, &s, &c1, &t1, true);
+	text = src_text(fx, "hdr.h");
+	assert_string_equal(text, "v1\n");
+	free(text);
+	assert_int_equal(mtime_of(fx, "hdr.h"), SLOT_OLD_MTIME);
 	slots_close(&s);
 	strbuf_release(&err);
 }
