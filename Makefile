@@ -42,7 +42,7 @@ GATE_OBJS := $(patsubst gate/%.c,$(BUILD)/gate/%.o,$(GATE_SRCS)) $(BUILD)/gate/m
 MIGRATIONS := $(sort $(wildcard db/migrations/*.sql))
 GATE_HDRS := $(wildcard gate/*/*.h)
 GATE_CFLAGS = $(CFLAGS) -Igate $(shell pkg-config --cflags $(GATE_LIBS_PC))
-GATE_LDLIBS = $(shell pkg-config --libs $(GATE_LIBS_PC))
+GATE_LDLIBS = $(shell pkg-config --libs $(GATE_LIBS_PC)) -lm
 
 # The suite's own unit tests build against kernel-tests/, not the gate.
 SUITE_TEST_SRCS := tests/unit/probe_record_test.c tests/unit/release_test.c

@@ -92,6 +92,14 @@ int executor_build(struct executor *x, const git_oid *commit, const git_oid *tre
 	return slots_finish(&x->slots, *ret_status == BUILD_OK, err);
 }
 
+int executor_cost(struct executor *x, const git_oid *tree_id, unsigned *ret_objects,
+		  struct strbuf *err)
+{
+	if (x->env->naive || x->slurm)
+		return 1;
+	return slots_cost(&x->slots, tree_id, ret_objects, err);
+}
+
 int executor_boot(struct executor *x, struct strbuf *console, enum boot_status *ret_status,
 		  struct strbuf *evidence, struct strbuf *err)
 {

@@ -20,6 +20,7 @@
  * kept, for the evidence, when the step failed.
  *
  *   executor_open()      read the slots, or open the naive source tree
+ *   executor_cost()      what building a tree would cost here, when it can tell
  *   executor_build()     check @commit out and build it (unless built)
  *   executor_boot()      boot the last build with the suite
  *   executor_run_step()  the Slurm executor: a step for base plus patches
@@ -79,6 +80,15 @@ void executor_close(struct executor *x);
 int executor_build(struct executor *x, const git_oid *commit, const git_oid *tree_id,
 		   bool *ret_built, enum build_status *ret_status, struct strbuf *first_error,
 		   struct strbuf *err);
+
+/*
+ * About how many objects executor_build() of @tree_id would compile
+ * (slots_cost()), in *ret_objects: 0. 1 when this executor cannot tell
+ * (naive builds compile everything; a Slurm node's slots are its own).
+ * -errno with @err.
+ */
+int executor_cost(struct executor *x, const git_oid *tree_id, unsigned *ret_objects,
+		  struct strbuf *err);
 
 /*
  * Boot what the last executor_build() left in env->build, as

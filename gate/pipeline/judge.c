@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -157,6 +159,74 @@ static int oracle_evaluate(struct judge *j, const size_t *subset, size_t n, bool
 	return j->oracle->evaluate(j->oracle->ctx, j->seq, m, fresh, ret, j->err);
 }
 
+/* What evaluating the first @len patches of @set costs; false when the oracle cannot tell. */
+static bool prefix_cost(const struct judge *j, const size_t *set, size_t len, size_t *scratch,
+			unsigned *ret)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t m = realise(j, set, len, scratch);
+	int r = j->oracle->cost(j->oracle->ctx, scratch, m, ret, &err);
+
+	if (r < 0)
+		fprintf(stderr, "# judge: no cost for a split, splitting in the middle: %s\n",
+			err.buf);
+	strbuf_release(&err);
+	return r == 0;
+}
+
+/* 1 - H(f): the steps a split at fraction @f of a range may add, on average. */
+static double split_loss(size_t below, size_t len)
+{
+	double f = (double)below / (double)len;
+
+	return 1.0 + f * log2(f) + (1.0 - f) * log2(1.0 - f);
+}
+
+/*
+ * Where to split the bisection of @set between a clean prefix of @lo
+ * patches and a bad one of @hi (hi - lo > 1): the prefix length to
+ * evaluate next. See judge.h.
+ */
+static size_t split_point(const struct judge *j, const size_t *set, size_t lo, size_t hi)
+{
+	size_t len = hi - lo, mid = lo + len / 2, best = mid, from, to, *scratch;
+	unsigned mid_cost, cost, best_cost;
+	double best_score;
+
+	if (!j->oracle->cost || len < 4)
+		return mid;
+	scratch = xcalloc(j->n, sizeof(*scratch));
+	if (!prefix_cost(j, set, mid, scratch, &mid_cost) || mid_cost == 0)
+		goto out;
+	best_cost = mid_cost;
+	best_score = (double)mid_cost + JUDGE_STEP_OBJECTS * split_loss(mid - lo, len);
+	from = lo + (len + 3) / 4;
+	to = hi - (len + 3) / 4;
+	for (size_t m = from; m <= to; m++) {
+		double score;
+
+		if (m == mid)
+			continue;
+		if (!prefix_cost(j, set, m, scratch, &cost)) {
+			best = mid;
+			goto out;
+		}
+		score = (double)cost + JUDGE_STEP_OBJECTS * split_loss(m - lo, len);
+		if (score < best_score ||
+		    (score == best_score && labs((long)m - (long)mid) < labs((long)best - (long)mid))) {
+			best = m;
+			best_cost = cost;
+			best_score = score;
+		}
+	}
+	if (best != mid)
+		fprintf(stderr, "# judge: splitting %zu patches after %zu, not %zu: about %u objects "
+			"to build, not %u\n", len, best - lo, mid - lo, best_cost, mid_cost);
+out:
+	free(scratch);
+	return best;
+}
+
 /*
  * What the judge may ask next, for the oracle's prefetch: realised
  * sequences (as oracle_evaluate() would realise them), most likely first.
@@ -205,7 +275,7 @@ static void prefetch_bisection(const struct judge *j, struct prefetch *p, const 
 
 		if (b - a <= 1)
 			continue;
-		mid = a + (b - a) / 2;
+		mid = split_point(j, set, a, b);
 		prefetch_add(j, p, set, mid, false);
 		queue[tail].lo = a;
 		queue[tail++].hi = mid;
@@ -479,7 +549,7 @@ static int pin_culprit(struct judge *j, const size_t *set, size_t n, size_t clea
 		strbuf_addf(&steps, ")\n");
 	}
 	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
+		size_t mid = split_point(j, set, lo, hi);
 
 		if (prefetch_start(j, &ahead)) {
 			prefetch_bisection(j, &ahead, set, lo, hi);

@@ -25,6 +25,16 @@
  * next S is taken as bad without evaluating it (evaluated last, if its
  * search needs it).
  *
+ * Where a range is split: in the middle, unless the oracle's cost says a
+ * split in the middle half is cheaper to build (a range whose middle
+ * falls between changes to widely included headers, while trees past the
+ * last of them are a few objects from the whole set's build). A split at
+ * fraction f of the range may add 1 - H(f) steps on average; each is
+ * priced at JUDGE_STEP_OBJECTS objects. The search still ends on a clean
+ * prefix followed by a bad one, and when a prefix is bad exactly when it
+ * holds the culprit (one culprit per search, as the naive gate assumes),
+ * that is the same culprit wherever the range was split.
+ *
  * With W workers (judge_oracle.workers), what the search may ask next is
  * prefetched, W sequences at a time: base with the first S; each S with
  * the first midpoints of its search; at each bisection step the next
@@ -36,6 +46,8 @@
  */
 #ifndef GATE_JUDGE_H
 #define GATE_JUDGE_H
+
+#define JUDGE_STEP_OBJECTS 16	/* one more bisection step, as objects to compile */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,6 +99,15 @@ struct judge_oracle {
 	 */
 	int (*prefetch)(void *ctx, const size_t *const *subsets, const size_t *ns,
 			const bool *fresh, size_t k, struct strbuf *err);
+	/*
+	 * Optional: about what evaluating base + @subset would cost, in
+	 * objects to compile (0 when its answer is known or built). The
+	 * judge asks it only to choose where to split a bisection range.
+	 * 0 with *ret_objects, 1 when the oracle cannot tell, -errno with
+	 * @err (the judge then splits in the middle).
+	 */
+	int (*cost)(void *ctx, const size_t *subset, size_t n, unsigned *ret_objects,
+		    struct strbuf *err);
 	void *ctx;
 	unsigned workers;		/* evaluations the oracle can run at once */
 };

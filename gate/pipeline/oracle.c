@@ -828,9 +828,42 @@ out:
 	return r;
 }
 
+/*
+ * The judge's cost: 0 for a tree with an answer (or whose patches do not
+ * apply: no build), else what the executor says building it would
+ * compile. Applying is memoised per run, and the judge asks only about
+ * prefixes of sequences it already had applied.
+ */
+static int cost(void *opaque, const size_t *subset, size_t n, unsigned *ret_objects,
+		struct strbuf *err)
+{
+	struct oracle *o = opaque;
+	char tree_hex[GIT_OID_HEXSZ + 1];
+	struct judge_eval *failed;
+	git_oid commit, tree_id;
+	bool todo;
+	int r;
+
+	r = sequence_tree(o, subset, n, &commit, tree_hex, &failed, err);
+	if (r < 0)
+		return r;
+	*ret_objects = 0;
+	if (failed)
+		return 0;
+	r = unanswered(o, tree_hex, false, &todo, err);
+	if (r < 0 || !todo)
+		return r;
+	if (git_oid_fromstr(&tree_id, tree_hex) < 0) {
+		strbuf_addf(err, "cost: '%s' is not a tree id", tree_hex);
+		return -EINVAL;
+	}
+	return executor_cost(&o->exec, &tree_id, ret_objects, err);
+}
+
 struct judge_oracle oracle_judge(struct oracle *o)
 {
-	return (struct judge_oracle){ .evaluate = evaluate, .prefetch = prefetch, .ctx = o,
+	return (struct judge_oracle){ .evaluate = evaluate, .prefetch = prefetch, .cost = cost,
+				      .ctx = o,
 				      .workers = o->exec.slurm && o->exec.slurm->workers > 1 ?
 						 o->exec.slurm->workers : 1 };
 }

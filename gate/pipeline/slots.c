@@ -15,7 +15,7 @@
 #include "pipeline/build.h"
 #include "pipeline/slots.h"
 
-#define COST_EMPTY UINT_MAX	/* an empty slot: everything is compiled */
+#define COST_EMPTY SLOTS_COST_ALL	/* an empty slot: everything is compiled */
 #define SLOT_CMD_TIMEOUT 600
 
 static unsigned env_unsigned(const char *name, unsigned fallback, unsigned lo, unsigned hi)
@@ -676,38 +676,83 @@ static int set_times(struct build_slots *s, const struct strlist *diff,
 	return r;
 }
 
-int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *tree_id,
-		  struct strbuf *err)
+/*
+ * The slot closest to @tree_id: *ret_best, the objects it would recompile
+ * (COST_EMPTY: every slot is empty) and, unless @best_diff is NULL, the
+ * files that differ from it.
+ */
+static int closest_slot(struct build_slots *s, const git_oid *tree_id, size_t *ret_best,
+			unsigned *ret_cost, struct strlist *best_diff, struct strbuf *err)
 {
-	struct strlist diff = { 0 }, best_diff = { 0 }, moved = { 0 };
-	unsigned best_cost = COST_EMPTY;
-	bool was_known;
-	size_t best = 0;
-	struct build_slot *slot;
+	struct strlist diff = { 0 };
 	int r = 0;
 
+	*ret_best = 0;
+	*ret_cost = COST_EMPTY;
 	for (size_t i = 0; i < s->n; i++) {
+		const struct build_slot *slot = &s->slot[i];
 		unsigned cost = COST_EMPTY;
 
-		slot = &s->slot[i];
 		if (slot->n_trees) {
 			if (!s->weights_read)
 				read_weights(s, slot);
 			strlist_release(&diff);
 			r = slot_diff(s, slot, tree_id, &diff, err);
 			if (r < 0)
-				goto out;
+				break;
 			cost = diff_cost(s, &diff);
 		}
-		if (i == 0 || cost < best_cost ||
-		    (cost == best_cost && slot->used > s->slot[best].used)) {
-			best = i;
-			best_cost = cost;
-			strlist_release(&best_diff);
-			best_diff = diff;
-			memset(&diff, 0, sizeof(diff));
+		if (i == 0 || cost < *ret_cost ||
+		    (cost == *ret_cost && slot->used > s->slot[*ret_best].used)) {
+			*ret_best = i;
+			*ret_cost = cost;
+			if (best_diff) {
+				strlist_release(best_diff);
+				*best_diff = diff;
+				memset(&diff, 0, sizeof(diff));
+			}
 		}
 	}
+	strlist_release(&diff);
+	return r;
+}
+
+int slots_cost(struct build_slots *s, const git_oid *tree_id, unsigned *ret_objects,
+	       struct strbuf *err)
+{
+	size_t best;
+	unsigned cost;
+	int r;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct build_slot *slot = &s->slot[i];
+
+		if (slot->n_trees == 1 && !slot->dirty && git_oid_equal(&slot->trees[0], tree_id) &&
+		    config_current(s, slot)) {
+			*ret_objects = 0;
+			return 0;
+		}
+	}
+	r = closest_slot(s, tree_id, &best, &cost, NULL, err);
+	if (r < 0)
+		return r;
+	*ret_objects = cost;
+	return 0;
+}
+
+int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *tree_id,
+		  struct strbuf *err)
+{
+	struct strlist best_diff = { 0 }, moved = { 0 };
+	unsigned best_cost;
+	bool was_known;
+	size_t best;
+	struct build_slot *slot;
+	int r;
+
+	r = closest_slot(s, tree_id, &best, &best_cost, &best_diff, err);
+	if (r < 0)
+		goto out;
 	if (best_cost != COST_EMPTY && best_cost >= s->copy_objects && s->max > 1) {
 		size_t park = best;
 
@@ -783,7 +828,6 @@ int slots_prepare(struct build_slots *s, const git_oid *commit, const git_oid *t
 		goto out;
 	git_oid_cpy(&s->building, tree_id);
 out:
-	strlist_release(&diff);
 	strlist_release(&best_diff);
 	strlist_release(&moved);
 	return r;

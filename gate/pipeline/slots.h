@@ -42,6 +42,7 @@
  *
  *   slots_open()          read the stamps
  *   slots_select_built()  swap in a slot holding T, if any
+ *   slots_cost()          what building T would recompile, for choosing among trees
  *   slots_prepare()       choose, copy, swap in, check T out, set timestamps
  *                         (every file when there is no record, then only
  *                         what changed)
@@ -50,6 +51,7 @@
 #ifndef GATE_SLOTS_H
 #define GATE_SLOTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -62,6 +64,7 @@
 #define SLOT_OLD_MTIME 946684800	/* 2000-01-01 00:00:00 UTC */
 #define SLOT_STAMP ".bg-tree"
 #define SLOT_SRC_TIMES ".bg-src-times"	/* in env->dir: the times for the next process */
+#define SLOTS_COST_ALL UINT_MAX	/* slots_cost(): no slot has objects, everything is built */
 
 struct build_slot {
 	char *path;
@@ -121,6 +124,15 @@ void slots_close(struct build_slots *s);
  * at env->build: that tree needs no build.
  */
 bool slots_select_built(struct build_slots *s, const git_oid *tree_id);
+
+/*
+ * About how many objects building @tree_id would compile, as
+ * slots_prepare() would choose its slot: 0 when a clean slot holds it,
+ * SLOTS_COST_ALL when every slot is empty. Nothing is changed on disk.
+ * 0, or -errno with a message in @err.
+ */
+int slots_cost(struct build_slots *s, const git_oid *tree_id, unsigned *ret_objects,
+	       struct strbuf *err);
 
 /*
  * Get env->build ready to build @commit (whose tree is @tree_id): choose

@@ -7,6 +7,7 @@
  * workers and a prefetch that evaluates sequences together, the same
  * verdicts, evidence and steps in fewer rounds.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,7 +52,40 @@ struct fake {
 	const struct judge_eval *memo_eval[1024];
 	size_t n_memo;
 	unsigned workers, rounds;
+	/*
+	 * fake_cost(): a sequence whose last patch number is in
+	 * [costly_from, costly_to) costs COSTLY objects (the tree lies
+	 * between two header changes, far from every build), any other a
+	 * few; @cost_answer 1 or -EIO: the oracle cannot tell, or fails.
+	 * @costly_evals: such sequences evaluated.
+	 */
+	size_t costly_from, costly_to;
+	int cost_answer;
+	unsigned cost_calls, costly_evals;
 };
+
+#define COSTLY 300
+
+static bool costly(const struct fake *f, const size_t *subset, size_t n)
+{
+	size_t last = n ? subset[n - 1] + 1 : 0;
+
+	return last >= f->costly_from && last < f->costly_to;
+}
+
+static int fake_cost(void *ctx, const size_t *subset, size_t n, unsigned *ret_objects,
+		     struct strbuf *err)
+{
+	struct fake *f = ctx;
+
+	f->cost_calls++;
+	if (f->cost_answer < 0)
+		strbuf_addf(err, "cost: the slots cannot be read");
+	if (f->cost_answer)
+		return f->cost_answer;
+	*ret_objects = costly(f, subset, n) ? COSTLY : 2;
+	return 0;
+}
 
 static void add_case(struct judge_eval *e, const char *name, bool quirk, enum case_status st)
 {
@@ -72,6 +106,7 @@ static int fake_evaluate(void *ctx, const size_t *subset, size_t n, bool fresh,
 	(void)err;
 	f->calls++;
 	f->fresh_calls += fresh;
+	f->costly_evals += costly(f, subset, n);
 	if (!fresh) {
 		char sig[1024] = "";
 		bool seen = false;
@@ -257,6 +292,19 @@ static void judge_with_workers(struct scenario *s, unsigned workers)
 	struct judge_oracle oracle = { .evaluate = memo_evaluate,
 				       .prefetch = workers > 1 ? memo_prefetch : NULL,
 				       .ctx = &s->fake, .workers = workers };
+
+	s->fake.effects = s->effects;
+	s->fake.workers = workers;
+	judge_result_init(&s->result, s->n);
+	s->r = judge_run(s->patches, s->n, &s->opts, &oracle, &s->result, &s->err);
+}
+
+/* judge() with the fake's cost (@workers as judge_with_workers()). */
+static void judge_with_cost(struct scenario *s, unsigned workers)
+{
+	struct judge_oracle oracle = { .evaluate = memo_evaluate,
+				       .prefetch = workers > 1 ? memo_prefetch : NULL,
+				       .cost = fake_cost, .ctx = &s->fake, .workers = workers };
 
 	s->fake.effects = s->effects;
 	s->fake.workers = workers;
@@ -678,6 +726,132 @@ static void test_not_exercised_costs_nothing(void **state)
 	release(&s);
 }
 
+/*
+ * Headers change at patches 8 and 20, so every tree whose last patch is
+ * 8..19 is far from both builds; the culprit is 22. The plain search's
+ * first midpoint (16) is such a tree. With the cost the judge splits
+ * past 20 instead, builds none of them, and drops the same patch.
+ */
+static void test_split_avoids_costly_trees(void **state)
+{
+	struct scenario s;
+
+	(void)state;
+	setup_queue(&s, 32);
+	s.effects[21].breaks = "c1";
+	s.fake.costly_from = 8;
+	s.fake.costly_to = 20;
+	judge_with_workers(&s, 1);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "22:regression");
+	assert_true(s.fake.costly_evals > 0);
+	release(&s);
+
+	setup_queue(&s, 32);
+	s.effects[21].breaks = "c1";
+	s.fake.costly_from = 8;
+	s.fake.costly_to = 20;
+	judge_with_cost(&s, 1);
+	assert_int_equal(s.r, 0);
+	drops_are(&s, "22:regression");
+	assert_true(s.result.confirmed);
+	assert_int_equal(s.fake.costly_evals, 0);
+	assert_true(s.fake.cost_calls > 0);
+	assert_non_null(strstr(s.result.verdicts[21].steps.buf,
+			       "clean without it: base + 21 patches up to 0021.patch"));
+	release(&s);
+}
+
+/*
+ * Wherever the costly trees lie and wherever the culprits are (one per
+ * search, of each kind), the cost changes where ranges are split and
+ * never which patches are dropped, with one worker or four.
+ */
+static void test_split_cost_never_changes_drops(void **state)
+{
+	static const size_t windows[][2] = { { 0, 0 }, { 1, 31 }, { 4, 12 }, { 10, 30 },
+					     { 16, 17 }, { 24, 33 } };
+	unsigned chosen_elsewhere = 0;
+
+	(void)state;
+	for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+		for (size_t c = 0; c < 32; c++) {
+			for (unsigned workers = 1; workers <= 4; workers += 3) {
+				struct scenario plain, cost;
+				char *want, *got;
+
+				setup_queue(&plain, 32);
+				plain.effects[c].breaks = "c2";
+				plain.effects[(c + 11) % 32].build = true;
+				plain.effects[(c + 23) % 32].boot = true;
+				judge_with_workers(&plain, workers);
+				assert_int_equal(plain.r, 0);
+
+				setup_queue(&cost, 32);
+				cost.effects[c].breaks = "c2";
+				cost.effects[(c + 11) % 32].build = true;
+				cost.effects[(c + 23) % 32].boot = true;
+				cost.fake.costly_from = windows[w][0];
+				cost.fake.costly_to = windows[w][1];
+				judge_with_cost(&cost, workers);
+				assert_int_equal(cost.r, 0);
+				assert_true(cost.result.confirmed);
+
+				for (size_t i = 0; i < 32; i++) {
+					assert_int_equal(cost.result.verdicts[i].status,
+							 plain.result.verdicts[i].status);
+					assert_int_equal(cost.result.verdicts[i].reason,
+							 plain.result.verdicts[i].reason);
+				}
+				want = verdicts_text(&plain);
+				got = verdicts_text(&cost);
+				chosen_elsewhere += strcmp(want, got) != 0;
+				free(want);
+				free(got);
+				release(&plain);
+				release(&cost);
+			}
+		}
+	}
+	/* the steps differ where the cost moved a split: it did, somewhere */
+	assert_true(chosen_elsewhere > 0);
+}
+
+/* An oracle that cannot tell the cost, or fails to: the plain search, step for step. */
+static void test_split_without_a_cost_is_the_middle(void **state)
+{
+	static const int answers[] = { 1, -EIO };
+
+	(void)state;
+	for (size_t a = 0; a < 2; a++) {
+		struct scenario plain, cost;
+		char *want, *got;
+
+		setup_queue(&plain, 32);
+		plain.effects[12].breaks = "c1";
+		plain.effects[26].build = true;
+		judge_with_workers(&plain, 1);
+
+		setup_queue(&cost, 32);
+		cost.effects[12].breaks = "c1";
+		cost.effects[26].build = true;
+		cost.fake.costly_from = 8;
+		cost.fake.costly_to = 20;
+		cost.fake.cost_answer = answers[a];
+		judge_with_cost(&cost, 1);
+		assert_int_equal(cost.r, 0);
+		assert_true(cost.fake.cost_calls > 0);
+		want = verdicts_text(&plain);
+		got = verdicts_text(&cost);
+		assert_string_equal(got, want);
+		assert_int_equal(cost.fake.rounds, plain.fake.rounds);
+		free(want);
+		free(got);
+		release(&plain);
+		release(&cost);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -697,6 +871,9 @@ int main(void)
 		cmocka_unit_test(test_dependency_flagged),
 		cmocka_unit_test(test_not_exercised_costs_nothing),
 		cmocka_unit_test(test_workers_same_verdicts_fewer_rounds),
+		cmocka_unit_test(test_split_avoids_costly_trees),
+		cmocka_unit_test(test_split_cost_never_changes_drops),
+		cmocka_unit_test(test_split_without_a_cost_is_the_middle),
 	};
 
 	return cmocka_run_group_tests_name("judge", tests, NULL, NULL);

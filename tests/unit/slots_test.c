@@ -266,6 +266,64 @@ static void test_header_change_builds_in_a_copy(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * slots_cost(): what the closest slot would recompile, by the .cmd files
+ * that name each differing file; nothing on disk changes.
+ */
+static void test_cost_is_what_the_closest_slot_recompiles(void **state)
+{
+	struct fixture *fx = *state;
+	struct build_slots s;
+	struct strbuf err = STRBUF_INIT;
+	git_oid c1, t1, c2, t2, c3, t3, c4, t4;
+	unsigned objects = 7;
+	char *before, *after;
+	time_t hdr_time;
+
+	commit(fx, "v1\n", "a1\n", &c1, &t1);
+	commit(fx, "v2\n", "a1\n", &c2, &t2);
+	commit(fx, "v1\n", "a2\n", &c3, &t3);
+	commit(fx, "v2\n", "a2\n", &c4, &t4);
+	assert_int_equal(slots_open(&s, &fx->env, &fx->tree, &err), 0);
+	assert_int_equal(slots_cost(&s, &t1, &objects, &err), 0);
+	assert_int_equal(objects, SLOTS_COST_ALL);
+
+	prepare_build(fx, &s, &c1, &t1, true);
+	assert_int_equal(slots_cost(&s, &t1, &objects, &err), 0);
+	assert_int_equal(objects, 0);
+	assert_int_equal(slots_cost(&s, &t2, &objects, &err), 0);
+	assert_int_equal(objects, 150);	/* hdr.h: 150 .cmd files name it */
+	assert_int_equal(slots_cost(&s, &t3, &objects, &err), 0);
+	assert_int_equal(objects, 1);	/* a.c: one */
+	assert_int_equal(slots_cost(&s, &t4, &objects, &err), 0);
+	assert_int_equal(objects, 151);
+
+	/* t2 built beside t1 (a copy is kept): both cost nothing, t4 one object from t2 */
+	prepare_build(fx, &s, &c2, &t2, true);
+	before = stamp_of(fx, "build");
+	hdr_time = mtime_of(fx, "hdr.h");
+	assert_int_equal(slots_cost(&s, &t1, &objects, &err), 0);
+	assert_int_equal(objects, 0);
+	assert_int_equal(slots_cost(&s, &t2, &objects, &err), 0);
+	assert_int_equal(objects, 0);
+	assert_int_equal(slots_cost(&s, &t4, &objects, &err), 0);
+	assert_int_equal(objects, 1);
+	assert_int_equal(slots_cost(&s, &t3, &objects, &err), 0);
+	assert_int_equal(objects, 1);
+	after = stamp_of(fx, "build");
+	assert_string_equal(after, before);
+	assert_int_equal(mtime_of(fx, "hdr.h"), hdr_time);
+	free(before);
+	free(after);
+
+	/* a slot whose build failed holds a mixture: it is no answer for its tree */
+	prepare_build(fx, &s, &c4, &t4, false);
+	assert_int_equal(slots_cost(&s, &t4, &objects, &err), 0);
+	assert_true(objects > 0);
+	slots_close(&s);
+	strbuf_release(&err);
+}
+
 static void test_failed_build_leaves_a_mixture(void **state)
 {
 	struct fixture *fx = *state;
@@ -491,6 +549,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_header_change_builds_in_a_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cost_is_what_the_closest_slot_recompiles, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_build_leaves_a_mixture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_pool_replaces_least_recently_used, setup,
 						teardown),
