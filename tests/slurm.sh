@@ -11,7 +11,8 @@
 # dies in the middle of a step's kernel build, Slurm ends that job
 # NODE_FAIL, the gate submits the step again, it runs on the other node,
 # and the verdict is still right; a node where the step itself fails is
-# left out of that step's next attempt. A gate stopped by SIGTERM
+# left out of that step's next attempt. Two queues of one branch gated at
+# once have their steps on the cluster together. A gate stopped by SIGTERM
 # cancels its job. A config the executor cannot use is refused, naming
 # the key, and a controller that is gone ends the run without a verdict. The node's cache is kept between runs
 # (<cache>-node), as a real node's would be; tests/progress.sh makes it
@@ -216,6 +217,38 @@ fi
 expect_contains "a node where the step fails: the attempt says why, in the step's own words" \
 	"node1: this node's backport-gate cannot run" \
 	"$(jq -r '.steps[].attempts[0].why' "$tmp/away.json")"
+
+# Two queues of one branch at once (two runs on the same cache): each
+# coordinator gives the cache lock up while it waits for its steps, so the
+# other applies and submits meanwhile, and their steps share the cluster.
+# span JOB: "START END" of a finished job, epoch seconds, from the cluster's log
+span() {
+	local line
+	line=$(grep "^JobId=$1 " "$jobcomp" | tail -n 1)
+	echo "$(date -d "$(sed 's/.* StartTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)" \
+		"$(date -d "$(sed 's/.* EndTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)"
+}
+( gate pair-a --queue "$queues/shebang-2019" --config "$tmp/gate.conf"; exit "$status" ) &
+pid_a=$!
+( gate pair-b --queue "$queues/shebang-2019-reverted" --config "$tmp/gate.conf"; exit "$status" ) &
+pid_b=$!
+wait "$pid_a"
+status_a=$?
+wait "$pid_b"
+status_b=$?
+expect_eq "two queues of one branch at once: each run's own verdict (1 dropping the 2019 change, 0 passing)" \
+	"1 $culprit 0 pass" "$status_a $(drops pair-a) $status_b $(jq -r .verdict "$tmp/pair-b.json")"
+overlap=no
+for a in $(jq -r '.steps[].attempts[].slurm_job' "$tmp/pair-a.json"); do
+	read -r a0 a1 <<<"$(span "$a")"
+	for b in $(jq -r '.steps[].attempts[].slurm_job' "$tmp/pair-b.json"); do
+		read -r b0 b1 <<<"$(span "$b")"
+		[ "$a0" -lt "$b1" ] && [ "$b0" -lt "$a1" ] && overlap="yes: job $a and job $b"
+	done
+done
+expect_contains "two queues of one branch at once: steps of both ran on the cluster at the same time" \
+	yes "$overlap"
+echo "# two queues of one branch: $overlap"
 
 # The gate asked to stop (SIGTERM, as systemd and kill send it) while a
 # step runs: it cancels the job, so nothing is left on the cluster, and

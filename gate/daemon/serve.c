@@ -1033,12 +1033,18 @@ struct busy_trees {
 	size_t n;
 };
 
-/* jobs_next_queued()'s skip: @queue gates against a tree a running job holds. */
+/*
+ * jobs_next_queued()'s skip: @queue gates against a tree a running job
+ * holds. Never with the Slurm executor: a job holds its tree's cache lock
+ * only between its steps (kernel_env_unlock()), so jobs on one tree take
+ * turns at applying and submitting, while their steps run on the cluster
+ * together.
+ */
 static bool tree_busy(void *arg, const char *queue)
 {
 	const struct busy_trees *b = arg;
 	const struct queue_config *q = config_queue(&b->s->cfg, queue);
-	char *tree = q ? queue_tree(q) : NULL;
+	char *tree = q && !b->s->cfg.executor.slurm ? queue_tree(q) : NULL;
 	bool busy = false;
 
 	for (size_t i = 0; tree && !busy && i < b->n; i++)

@@ -202,6 +202,7 @@ int compile_check_open(struct compile_check *cc, struct kernel_env *env,
 	memset(cc, 0, sizeof(*cc));
 	cc->env = env;
 	cc->base = base;
+	cc->lock_epoch = env->lock_epoch;
 	cc->max_objects = COMPILE_CHECK_MAX_OBJECTS;
 	if (n > COMPILE_CHECK_CONFIGS_MAX) {
 		strbuf_addf(err, "config-check: %zu configurations; at most %d", n,
@@ -275,6 +276,27 @@ static int run_tool(const char *const *argv, const char *log, int timeout, const
 			    strerror(-r));
 	}
 	return r;
+}
+
+/*
+ * The cache lock was given up and taken back since this struct last
+ * looked (kernel.h): another run may have checked another tree out into
+ * cc/src or prepared a directory for another config of the same name.
+ */
+static void look_again(struct compile_check *cc)
+{
+	if (cc->lock_epoch == cc->env->lock_epoch)
+		return;
+	cc->lock_epoch = cc->env->lock_epoch;
+	cc->head_known = false;
+	for (size_t i = 0; i < cc->n; i++) {
+		struct cc_config *c = &cc->configs[i];
+
+		/* read again from its stamp and list, or prepared again */
+		c->ready = false;
+		strlist_release(&c->objects);
+		strlist_release(&c->aliases);
+	}
 }
 
 /* Check @commit out into cc/src: the whole tree the first time, then what differs. */
@@ -779,6 +801,7 @@ int compile_check_plan(struct compile_check *cc, const struct strlist *paths,
 	int r;
 
 	memset(plan, 0, sizeof(*plan));
+	look_again(cc);
 	for (size_t i = 0; i < paths->n; i++) {
 		headers |= ends_with(paths->items[i], ".h");
 		sources |= ends_with(paths->items[i], ".c") || ends_with(paths->items[i], ".S");
@@ -1134,6 +1157,7 @@ int compile_check_tree(struct compile_check *cc, const git_oid *commit, bool *re
 	int r;
 
 	*ret_ok = true;
+	look_again(cc);
 	r = tree_id_hex(cc->base, &cc->base->base, base_hex);
 	if (r == 0)
 		r = tree_id_hex(cc->base, commit, tree_hex);

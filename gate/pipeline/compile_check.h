@@ -36,6 +36,11 @@
  * fault, is left out of every later check of the run, and is named in
  * the result.
  *
+ * A coordinator that gave the cache lock up while it waited for Slurm
+ * steps (kernel_env_relock()) may find cc/src and the directories as
+ * another run of the same tree left them: what this struct remembered of
+ * them is then forgotten, and cc/src is checked out whole again.
+ *
  *   compile_check_resolve()  NAME or PATH to the config file (exit-2 errors)
  *   compile_check_resolve_all()  the same for each of several
  *   compile_check_default()  the config when none is named: Debian's amd64
@@ -77,6 +82,7 @@ struct compile_check {
 	bool src_open;
 	bool head_known;
 	git_oid head;			/* the commit checked out in @src */
+	unsigned lock_epoch;		/* env's, when @head and the configs' lists were known */
 	struct cc_config configs[COMPILE_CHECK_CONFIGS_MAX];
 	size_t n;
 	unsigned max_objects;		/* per changed header (the caller may lower or raise it) */

@@ -197,6 +197,8 @@ int executor_run_steps(struct executor *x, const struct queue_snapshot *snap,
 		goto out;
 	for (size_t i = 0; i < k; i++)
 		strbuf_init(&errs[i], 0);
+	/* the wait uses nothing in the cache: another run of this tree may go on meanwhile */
+	kernel_env_unlock(x->env);
 	slurm_run_steps(x->slurm, (const char *const *)dirs, k, outs, rs, errs);
 	for (size_t i = 0; i < k; i++) {
 		struct executor_step *s = &x->steps[first + i];
@@ -212,6 +214,17 @@ int executor_run_steps(struct executor *x, const struct queue_snapshot *snap,
 			x->builds += res[i].has_build && res[i].built;
 			x->boots += res[i].has_boot;
 		}
+	}
+	{
+		/* the run's own error, if any, comes first: it ends without a verdict either way */
+		struct strbuf lock_err = STRBUF_INIT;
+		int lr = kernel_env_relock(x->env, &lock_err);
+
+		if (lr < 0 && r == 0) {
+			r = lr;
+			strbuf_addf(err, "%s", lock_err.buf);
+		}
+		strbuf_release(&lock_err);
 	}
 	if (r < 0)
 		for (size_t i = 0; i < k; i++)

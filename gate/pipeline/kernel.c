@@ -78,7 +78,8 @@ static int take_lock(struct kernel_env *env, struct strbuf *err)
 	struct progress *progress = progress_stderr();
 	int waited = 0;
 
-	env->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (env->lock_fd < 0)
+		env->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (env->lock_fd < 0) {
 		strbuf_addf(err, "cache: cannot open %s: %s", path, strerror(errno));
 		free(path);
@@ -275,6 +276,29 @@ int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 		return r;
 	/* an installed suite was built by make install */
 	return env->installed ? suite_version(env, err) : build_suite(env, err);
+}
+
+void kernel_env_unlock(struct kernel_env *env)
+{
+	if (env->lock_fd < 0 || env->unlocked)
+		return;
+	/* closing the descriptor would drop it as well; kept, to take it back */
+	flock(env->lock_fd, LOCK_UN);
+	env->unlocked = true;
+}
+
+int kernel_env_relock(struct kernel_env *env, struct strbuf *err)
+{
+	int r;
+
+	if (!env->unlocked)
+		return 0;
+	r = take_lock(env, err);
+	if (r < 0)
+		return r;
+	env->unlocked = false;
+	env->lock_epoch++;
+	return 0;
 }
 
 void kernel_env_release(struct kernel_env *env)

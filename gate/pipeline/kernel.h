@@ -9,6 +9,8 @@
  * into it first. Building is build.h, booting boot.h.
  *
  *   kernel_env_init()   paths, packages, suite, lock
+ *   kernel_env_unlock() give the lock up while nothing in the cache is used
+ *   kernel_env_relock() take it back
  *   kernel_env_naive()  the naive strategy's own folders and compiler
  */
 #ifndef GATE_KERNEL_H
@@ -41,6 +43,8 @@ struct kernel_env {
 	char boot_token[33];	/* the current boot's marker token (hex) */
 	int build_timeout, boot_timeout;
 	int lock_fd;
+	bool unlocked;		/* kernel_env_unlock() gave the lock up */
+	unsigned lock_epoch;	/* times the lock was taken back: what was known of the cache may be stale */
 };
 
 /*
@@ -53,6 +57,18 @@ struct kernel_env {
 int kernel_env_init(struct kernel_env *env, const char *top, const char *cache,
 		    const struct target *target, struct strbuf *err);
 void kernel_env_release(struct kernel_env *env);
+
+/*
+ * The Slurm executor's coordinator waits for its steps without using the
+ * cache: it gives the lock up for that time, so another run of the same
+ * tree (another queue of the branch) can apply its patches and submit its
+ * own steps meanwhile. kernel_env_relock() waits for the lock as
+ * kernel_env_init() does and counts @lock_epoch up: whoever remembers
+ * what the cache's folders held (compile_check.h) looks again. 0, or
+ * -errno with a message in @err.
+ */
+void kernel_env_unlock(struct kernel_env *env);
+int kernel_env_relock(struct kernel_env *env, struct strbuf *err);
 
 /*
  * Switch @env to the naive strategy (bench/naive-gate): its own source
