@@ -7,7 +7,8 @@
 # and each patch's verdict are the local executor's; every step's job is
 # in the report (steps[].slurm_job) and in the cluster's job completion
 # log. The daemon gates it through the cluster too, four steps at once:
-# the same verdicts in fewer rounds. Then the cluster has two nodes: one
+# the same verdicts in fewer rounds, while a second queue of the same tree
+# starts beside it. Then the cluster has two nodes: one
 # dies in the middle of a step's kernel build, Slurm ends that job
 # NODE_FAIL, the gate submits the step again, it runs on the other node,
 # and the verdict is still right; a node where the step itself fails is
@@ -101,7 +102,8 @@ expect_eq "the database keeps the report with its Slurm job ids" "$(jq -c '[.ste
 	"$("$gate" report "$(jq .run "$tmp/slurm.json")" --db "$tmp/slurm.db" --json | jq -c '[.steps[].slurm_job]')"
 
 # The daemon with [executor] kind = slurm and four steps at once: a
-# webhook's job gates the demo queue through the cluster. The search
+# webhook's job gates the demo queue through the cluster (with a second
+# queue's job on the same tree started at once beside it). The search
 # prefetches what it may ask next and asks the same questions, so every
 # verdict, case and bisection step is the one-worker run's, in fewer
 # rounds than steps.
@@ -113,8 +115,15 @@ cat "$tmp/gate.conf" - >"$tmp/serve.conf" <<EOF
 [server]
 	listen = 127.0.0.1:$port
 	database = $tmp/serve.db
+	workers = 2
 [queue "demo"]
 	url = $queues/shebang-2019
+	series = queue-6.1
+	poll = 0
+	secret = $secret
+	config-check = none
+[queue "reverted"]
+	url = $queues/shebang-2019-reverted
 	series = queue-6.1
 	poll = 0
 	secret = $secret
@@ -122,15 +131,28 @@ cat "$tmp/gate.conf" - >"$tmp/serve.conf" <<EOF
 EOF
 text() { jq -c '[.patches[] | {name, status, reason, regressions, evidence, steps}]' "$tmp/$1.json"; }
 if start_daemon "$tmp/serve.conf" "$tmp/serve.log" "$base"; then
-	body='{"queue": "demo"}'
-	id=$(curl -s -X POST -H "X-Hub-Signature-256: sha256=$(sign "$body" "$secret")" \
-		-H 'Content-Type: application/json' -d "$body" "$base/webhook" | jq -r .job)
+	post() {
+		curl -s -X POST -H "X-Hub-Signature-256: sha256=$(sign "$1" "$secret")" \
+			-H 'Content-Type: application/json' -d "$1" "$base/webhook" | jq -r .job
+	}
+	id=$(post '{"queue": "demo"}')
+	id2=$(post '{"queue": "reverted"}')
 	state=
 	for _ in $(seq 900); do
 		state=$(curl -s "$base/api/jobs/$id" | jq -r .state)
 		case $state in done | failed) break ;; esac
 		sleep 1
 	done
+	# a second queue of the same tree starts at once: its job holds the
+	# cache lock only between its steps
+	expect_contains "serve, Slurm executor: a job of the same tree starts while the first runs" \
+		"job $id2: started worker" "$(grep "(2 of 2 running)" "$tmp/serve.log")"
+	for _ in $(seq 300); do
+		case $(curl -s "$base/api/jobs/$id2" | jq -r .state) in done | failed) break ;; esac
+		sleep 1
+	done
+	expect_eq "serve, Slurm executor: the second queue's job passes" "done pass" \
+		"$(curl -s "$base/api/jobs/$id2" | jq -r .state) $(curl -s "$base/api/runs/$(curl -s "$base/api/jobs/$id2" | jq -r .run)" | jq -r .verdict)"
 	curl -s "$base/api/runs/$(curl -s "$base/api/jobs/$id" | jq -r .run)" >"$tmp/serve.json"
 	expect_eq "serve, Slurm executor, 4 workers: done, through Slurm, 4 at once, the local drops" \
 		"done slurm 4 $(drops local)" \
