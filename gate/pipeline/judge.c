@@ -196,7 +196,7 @@ static size_t split_point(const struct judge *j, const size_t *set, size_t lo, s
 	if (!j->oracle->cost || len < 4)
 		return mid;
 	scratch = xcalloc(j->n, sizeof(*scratch));
-	if (!prefix_cost(j, set, mid, scratch, &mid_cost) || mid_cost == 0)
+	if (!prefix_cost(j, set, mid, scratch, &mid_cost) || mid_cost < JUDGE_STEP_OBJECTS)
 		goto out;
 	best_cost = mid_cost;
 	best_score = (double)mid_cost + JUDGE_STEP_OBJECTS * split_loss(mid - lo, len);

@@ -25,13 +25,17 @@
  * next S is taken as bad without evaluating it (evaluated last, if its
  * search needs it).
  *
- * Where a range is split: in the middle, unless the oracle's cost says a
- * split in the middle half is cheaper to build (a range whose middle
- * falls between changes to widely included headers, while trees past the
- * last of them are a few objects from the whole set's build). A split at
+ * Where a range is split: in the middle, unless the oracle's cost says
+ * the middle is a header-wide build (at least JUDGE_STEP_OBJECTS objects)
+ * and a split in the middle half is cheaper (a range whose middle falls
+ * between changes to widely included headers, while trees past the last
+ * of them are a few objects from the whole set's build). A split at
  * fraction f of the range may add 1 - H(f) steps on average; each is
- * priced at JUDGE_STEP_OBJECTS objects. The search still ends on a clean
- * prefix followed by a bad one, and when a prefix is bad exactly when it
+ * priced at JUDGE_STEP_OBJECTS objects. Smaller savings are not taken:
+ * the objects a step skips are mostly compiled by a later step anyway,
+ * while the steps an off-centre split adds are not. The search still
+ * ends on a clean prefix followed by a bad one, and when a prefix is bad
+ * exactly when it
  * holds the culprit (one culprit per search, as the naive gate assumes),
  * that is the same culprit wherever the range was split.
  *
@@ -47,7 +51,7 @@
 #ifndef GATE_JUDGE_H
 #define GATE_JUDGE_H
 
-#define JUDGE_STEP_OBJECTS 16	/* one more bisection step, as objects to compile */
+#define JUDGE_STEP_OBJECTS 100	/* one more bisection step, as objects to compile */
 
 #include <stdbool.h>
 #include <stddef.h>

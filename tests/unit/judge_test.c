@@ -60,6 +60,7 @@ struct fake {
 	 * @costly_evals: such sequences evaluated.
 	 */
 	size_t costly_from, costly_to;
+	unsigned costly_objects;	/* 0: COSTLY */
 	int cost_answer;
 	unsigned cost_calls, costly_evals;
 };
@@ -83,7 +84,7 @@ static int fake_cost(void *ctx, const size_t *subset, size_t n, unsigned *ret_ob
 		strbuf_addf(err, "cost: the slots cannot be read");
 	if (f->cost_answer)
 		return f->cost_answer;
-	*ret_objects = costly(f, subset, n) ? COSTLY : 2;
+	*ret_objects = !costly(f, subset, n) ? 2 : f->costly_objects ? f->costly_objects : COSTLY;
 	return 0;
 }
 
@@ -817,13 +818,17 @@ static void test_split_cost_never_changes_drops(void **state)
 	assert_true(chosen_elsewhere > 0);
 }
 
-/* An oracle that cannot tell the cost, or fails to: the plain search, step for step. */
+/*
+ * An oracle that cannot tell the cost, or fails to, and a middle that is
+ * no header-wide build (60 objects, against 2 elsewhere): the plain
+ * search, step for step.
+ */
 static void test_split_without_a_cost_is_the_middle(void **state)
 {
-	static const int answers[] = { 1, -EIO };
+	static const int answers[] = { 1, -EIO, 0 };
 
 	(void)state;
-	for (size_t a = 0; a < 2; a++) {
+	for (size_t a = 0; a < 3; a++) {
 		struct scenario plain, cost;
 		char *want, *got;
 
@@ -838,6 +843,7 @@ static void test_split_without_a_cost_is_the_middle(void **state)
 		cost.fake.costly_from = 8;
 		cost.fake.costly_to = 20;
 		cost.fake.cost_answer = answers[a];
+		cost.fake.costly_objects = JUDGE_STEP_OBJECTS * 6 / 10;
 		judge_with_cost(&cost, 1);
 		assert_int_equal(cost.r, 0);
 		assert_true(cost.fake.cost_calls > 0);
