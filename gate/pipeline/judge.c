@@ -211,6 +211,8 @@ static size_t split_point(const struct judge *j, const size_t *set, size_t lo, s
 			best = mid;
 			goto out;
 		}
+		if (cost >= JUDGE_STEP_OBJECTS)
+			continue;	/* one header-wide build for another: no saving to count on */
 		score = (double)cost + JUDGE_STEP_OBJECTS * split_loss(m - lo, len);
 		if (score < best_score ||
 		    (score == best_score && labs((long)m - (long)mid) < labs((long)best - (long)mid))) {

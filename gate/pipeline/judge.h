@@ -27,13 +27,15 @@
  *
  * Where a range is split: in the middle, unless the oracle's cost says
  * the middle is a header-wide build (at least JUDGE_STEP_OBJECTS objects)
- * and a split in the middle half is cheaper (a range whose middle falls
+ * and a split in the middle half is not one (a range whose middle falls
  * between changes to widely included headers, while trees past the last
  * of them are a few objects from the whole set's build). A split at
  * fraction f of the range may add 1 - H(f) steps on average; each is
- * priced at JUDGE_STEP_OBJECTS objects. Smaller savings are not taken:
- * the objects a step skips are mostly compiled by a later step anyway,
- * while the steps an off-centre split adds are not. The search still
+ * priced at JUDGE_STEP_OBJECTS objects. Other savings are not taken: the
+ * objects a step skips are mostly compiled by a later step anyway, while
+ * the steps an off-centre split adds are not, and the cost of a tree
+ * several headers away is overstated (an object reading two of them is
+ * counted twice). The search still
  * ends on a clean prefix followed by a bad one, and when a prefix is bad
  * exactly when it
  * holds the culprit (one culprit per search, as the naive gate assumes),

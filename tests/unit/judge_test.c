@@ -61,6 +61,7 @@ struct fake {
 	 */
 	size_t costly_from, costly_to;
 	unsigned costly_objects;	/* 0: COSTLY */
+	unsigned other_objects;		/* any other sequence; 0: 2 */
 	int cost_answer;
 	unsigned cost_calls, costly_evals;
 };
@@ -84,7 +85,10 @@ static int fake_cost(void *ctx, const size_t *subset, size_t n, unsigned *ret_ob
 		strbuf_addf(err, "cost: the slots cannot be read");
 	if (f->cost_answer)
 		return f->cost_answer;
-	*ret_objects = !costly(f, subset, n) ? 2 : f->costly_objects ? f->costly_objects : COSTLY;
+	if (costly(f, subset, n))
+		*ret_objects = f->costly_objects ? f->costly_objects : COSTLY;
+	else
+		*ret_objects = f->other_objects ? f->other_objects : 2;
 	return 0;
 }
 
@@ -819,16 +823,17 @@ static void test_split_cost_never_changes_drops(void **state)
 }
 
 /*
- * An oracle that cannot tell the cost, or fails to, and a middle that is
- * no header-wide build (60 objects, against 2 elsewhere): the plain
- * search, step for step.
+ * An oracle that cannot tell the cost, or fails to; a middle that is no
+ * header-wide build (60 objects, against 2 elsewhere); a middle whose
+ * every alternative is one too (300 around the middle, 150 elsewhere):
+ * the plain search, step for step.
  */
 static void test_split_without_a_cost_is_the_middle(void **state)
 {
-	static const int answers[] = { 1, -EIO, 0 };
+	static const int answers[] = { 1, -EIO, 0, 0 };
 
 	(void)state;
-	for (size_t a = 0; a < 3; a++) {
+	for (size_t a = 0; a < 4; a++) {
 		struct scenario plain, cost;
 		char *want, *got;
 
@@ -843,7 +848,12 @@ static void test_split_without_a_cost_is_the_middle(void **state)
 		cost.fake.costly_from = 8;
 		cost.fake.costly_to = 20;
 		cost.fake.cost_answer = answers[a];
-		cost.fake.costly_objects = JUDGE_STEP_OBJECTS * 6 / 10;
+		cost.fake.costly_objects = a == 3 ? COSTLY : JUDGE_STEP_OBJECTS * 6 / 10;
+		if (a == 3) {
+			cost.fake.costly_from = 12;
+			cost.fake.costly_to = 20;
+			cost.fake.other_objects = COSTLY / 2;
+		}
 		judge_with_cost(&cost, 1);
 		assert_int_equal(cost.r, 0);
 		assert_true(cost.fake.cost_calls > 0);
