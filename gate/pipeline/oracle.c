@@ -831,8 +831,9 @@ out:
 /*
  * The judge's cost: 0 for a tree with an answer (or whose patches do not
  * apply: no build), else what the executor says building it would
- * compile. Applying is memoised per run, and the judge asks only about
- * prefixes of sequences it already had applied.
+ * compile. Applying is memoised per run, and the judge's candidates are
+ * prefixes of a set it has evaluated, but for a set taken as bad without
+ * it (judge.h), whose patches the first of them applies.
  */
 static int cost(void *opaque, const size_t *subset, size_t n, unsigned *ret_objects,
 		struct strbuf *err)
