@@ -842,7 +842,7 @@ static int cost(void *opaque, const size_t *subset, size_t n, unsigned *ret_obje
 	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *failed;
 	git_oid commit, tree_id;
-	bool todo;
+	bool needed;
 	int r;
 
 	r = sequence_tree(o, subset, n, &commit, tree_hex, &failed, err);
@@ -851,8 +851,8 @@ static int cost(void *opaque, const size_t *subset, size_t n, unsigned *ret_obje
 	*ret_objects = 0;
 	if (failed)
 		return 0;
-	r = unanswered(o, tree_hex, false, &todo, err);
-	if (r < 0 || !todo)
+	r = unanswered(o, tree_hex, false, &needed, err);
+	if (r < 0 || !needed)
 		return r;
 	if (git_oid_fromstr(&tree_id, tree_hex) < 0) {
 		strbuf_addf(err, "cost: '%s' is not a tree id", tree_hex);
