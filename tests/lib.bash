@@ -114,3 +114,12 @@ start_daemon() {
 	daemon=
 	return 1
 }
+
+# job_span JOBCOMP JOB: "START END" of a finished Slurm job, epoch seconds,
+# from a cluster's job completion log
+job_span() {
+	local line
+	line=$(grep "^JobId=$2 " "$1" | tail -n 1)
+	echo "$(date -d "$(sed 's/.* StartTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)" \
+		"$(date -d "$(sed 's/.* EndTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)"
+}

@@ -243,13 +243,6 @@ expect_contains "a node where the step fails: the attempt says why, in the step'
 # Two queues of one branch at once (two runs on the same cache): each
 # coordinator gives the cache lock up while it waits for its steps, so the
 # other applies and submits meanwhile, and their steps share the cluster.
-# span JOB: "START END" of a finished job, epoch seconds, from the cluster's log
-span() {
-	local line
-	line=$(grep "^JobId=$1 " "$jobcomp" | tail -n 1)
-	echo "$(date -d "$(sed 's/.* StartTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)" \
-		"$(date -d "$(sed 's/.* EndTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)"
-}
 ( gate pair-a --queue "$queues/shebang-2019" --config "$tmp/gate.conf"; exit "$status" ) &
 pid_a=$!
 ( gate pair-b --queue "$queues/shebang-2019-reverted" --config "$tmp/gate.conf"; exit "$status" ) &
@@ -262,9 +255,9 @@ expect_eq "two queues of one branch at once: each run's own verdict (1 dropping 
 	"1 $culprit 0 pass" "$status_a $(drops pair-a) $status_b $(jq -r .verdict "$tmp/pair-b.json")"
 overlap=no
 for a in $(jq -r '.steps[].attempts[].slurm_job' "$tmp/pair-a.json"); do
-	read -r a0 a1 <<<"$(span "$a")"
+	read -r a0 a1 <<<"$(job_span "$jobcomp" "$a")"
 	for b in $(jq -r '.steps[].attempts[].slurm_job' "$tmp/pair-b.json"); do
-		read -r b0 b1 <<<"$(span "$b")"
+		read -r b0 b1 <<<"$(job_span "$jobcomp" "$b")"
 		[ "$a0" -lt "$b1" ] && [ "$b0" -lt "$a1" ] && overlap="yes: job $a and job $b"
 	done
 done

@@ -160,22 +160,15 @@ expect_eq "through Slurm: one push, a job for each branch's queue" '202 stable-6
 	"$code $(jq -r '[.jobs[].queue] | join(" ")' "$tmp/branches-slurm.json")"
 expect_eq "through Slurm: each branch gated on its own tree, each dropping its change" \
 	"stable-6.1:6.1:drop stable-6.12:6.12:drop" "$(branch_verdicts "$tmp/slurm.db")"
-# span JOB: "START END" of a finished job, epoch seconds, from the cluster's log
-span() {
-	local line
-	line=$(grep "^JobId=$1 " "$SLURM_CLUSTER_DIR/jobcomp.log" | tail -n 1)
-	echo "$(date -d "$(sed 's/.* StartTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)" \
-		"$(date -d "$(sed 's/.* EndTime=\([^ ]*\) .*/\1/' <<<"$line")" +%s)"
-}
 slurm_jobs() { # JOB: the Slurm jobs of the daemon job's run
 	"$gate" report "$(sqlite3 "$tmp/slurm.db" "SELECT run_id FROM job WHERE id = $1")" \
 		--db "$tmp/slurm.db" --json | jq -r '.steps[].attempts[].slurm_job'
 }
 overlap=no
 for a in $(slurm_jobs "$job61"); do
-	read -r a0 a1 <<<"$(span "$a")"
+	read -r a0 a1 <<<"$(job_span "$SLURM_CLUSTER_DIR/jobcomp.log" "$a")"
 	for b in $(slurm_jobs "$job612"); do
-		read -r b0 b1 <<<"$(span "$b")"
+		read -r b0 b1 <<<"$(job_span "$SLURM_CLUSTER_DIR/jobcomp.log" "$b")"
 		[ "$a0" -lt "$b1" ] && [ "$b0" -lt "$a1" ] && overlap="yes: job $a (6.1) and job $b (6.12)"
 	done
 done

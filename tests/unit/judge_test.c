@@ -737,25 +737,27 @@ static void test_not_exercised_costs_nothing(void **state)
  * first midpoint (16) is such a tree. With the cost the judge splits
  * past 20 instead, builds none of them, and drops the same patch.
  */
+static void setup_headers_8_20(struct scenario *s)
+{
+	setup_queue(s, 32);
+	s->effects[21].breaks = "c1";
+	s->fake.costly_from = 8;
+	s->fake.costly_to = 20;
+}
+
 static void test_split_avoids_costly_trees(void **state)
 {
 	struct scenario s;
 
 	(void)state;
-	setup_queue(&s, 32);
-	s.effects[21].breaks = "c1";
-	s.fake.costly_from = 8;
-	s.fake.costly_to = 20;
+	setup_headers_8_20(&s);
 	judge_with_workers(&s, 1);
 	assert_int_equal(s.r, 0);
 	drops_are(&s, "22:regression");
 	assert_true(s.fake.costly_evals > 0);
 	release(&s);
 
-	setup_queue(&s, 32);
-	s.effects[21].breaks = "c1";
-	s.fake.costly_from = 8;
-	s.fake.costly_to = 20;
+	setup_headers_8_20(&s);
 	judge_with_cost(&s, 1);
 	assert_int_equal(s.r, 0);
 	drops_are(&s, "22:regression");
@@ -765,6 +767,15 @@ static void test_split_avoids_costly_trees(void **state)
 	assert_non_null(strstr(s.result.verdicts[21].steps.buf,
 			       "clean without it: base + 21 patches up to 0021.patch"));
 	release(&s);
+}
+
+/* 32 patches; a regression at @c, a build breaker 11 and a boot breaker 23 after it. */
+static void setup_three_culprits(struct scenario *s, size_t c)
+{
+	setup_queue(s, 32);
+	s->effects[c].breaks = "c2";
+	s->effects[(c + 11) % 32].build = true;
+	s->effects[(c + 23) % 32].boot = true;
 }
 
 /*
@@ -785,17 +796,11 @@ static void test_split_cost_never_changes_drops(void **state)
 				struct scenario plain, cost;
 				char *want, *got;
 
-				setup_queue(&plain, 32);
-				plain.effects[c].breaks = "c2";
-				plain.effects[(c + 11) % 32].build = true;
-				plain.effects[(c + 23) % 32].boot = true;
+				setup_three_culprits(&plain, c);
 				judge_with_workers(&plain, workers);
 				assert_int_equal(plain.r, 0);
 
-				setup_queue(&cost, 32);
-				cost.effects[c].breaks = "c2";
-				cost.effects[(c + 11) % 32].build = true;
-				cost.effects[(c + 23) % 32].boot = true;
+				setup_three_culprits(&cost, c);
 				cost.fake.costly_from = windows[w][0];
 				cost.fake.costly_to = windows[w][1];
 				judge_with_cost(&cost, workers);
