@@ -9,7 +9,7 @@ BUILD := build
 # binaries, the config fragment, ccache-cc) into $(LIBDIR), under $(DESTDIR)
 # when given. The gate looks in $(LIBDIR) as compiled in (BG_LIBDIR in the
 # environment overrides it); the in-tree build/backport-gate finds the
-# source tree it was built in first (gate/pipeline/defaults.h).
+# source tree it was built in first (gate/source/defaults.h).
 PREFIX := /usr/local
 LIBDIR = $(PREFIX)/lib/backport-gate
 DESTDIR :=
@@ -72,8 +72,8 @@ $(BUILD)/gate/%.o: gate/%.c $(GATE_HDRS) | check-layers
 $(BUILD)/libdir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
-$(BUILD)/gate/pipeline/defaults.o $(BUILD)/asan/gate/pipeline/defaults.o: $(BUILD)/libdir.stamp
-$(BUILD)/gate/pipeline/defaults.o $(BUILD)/asan/gate/pipeline/defaults.o: \
+$(BUILD)/gate/source/defaults.o $(BUILD)/asan/gate/source/defaults.o: $(BUILD)/libdir.stamp
+$(BUILD)/gate/source/defaults.o $(BUILD)/asan/gate/source/defaults.o: \
 	GATE_CFLAGS += -DBG_LIBDIR='"$(LIBDIR)"'
 
 install: suite $(BUILD)/backport-gate

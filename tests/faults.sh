@@ -423,7 +423,7 @@ kill_nine() {
 		"# build: an earlier make in $shared_cache/linux-6.1/build did not end" "$(cat "$tmp/kill.err")"
 	run_check "after the kill during the build" "$db"
 
-	# while a quick build (gate/pipeline/quick.h) compiles a tree no slot
+	# while a quick build (gate/kernel/quick.h) compiles a tree no slot
 	# holds: it leaves the same mark as make, and the next build (make: the
 	# slot is dirty) removes what it wrote
 	sed "s/^+ \* The default value should/+ * The default value (quick $token) should/" \

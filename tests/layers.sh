@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.bash"
 
 check=$top/tools/check-layers
-layers="basic < parse < record < pipeline < output < daemon < builtin"
+layers="basic < parse < record < source < kernel < exec < verdict < output < daemon < builtin"
 
 status=0
 out=$("$check" "$top/gate" 2>&1) || status=$?
@@ -21,25 +21,25 @@ scratch() {
 	cp -r "$top/gate" "$tmp/$1/gate"
 }
 
-# A parser that includes the judge: parse below pipeline.
+# A parser that includes the judge: parse below verdict.
 scratch up
 line=$(grep -n '^#include "basic/strbuf.h"' "$tmp/up/gate/parse/ktap.h" | cut -d: -f1)
-sed -i "${line}a #include \"pipeline/judge.h\"" "$tmp/up/gate/parse/ktap.h"
+sed -i "${line}a #include \"verdict/judge.h\"" "$tmp/up/gate/parse/ktap.h"
 status=0
 out=$("$check" "$tmp/up/gate" 2>&1) || status=$?
 expect_eq "check-layers: an include that points up fails" 1 "$status"
 expect_contains "check-layers: names the file and line of the upward include" \
-	"$tmp/up/gate/parse/ktap.h:$((line + 1)): includes \"pipeline/judge.h\"" "$out"
-expect_contains "check-layers: names both layers" "parse may not include pipeline, a higher layer ($layers)" "$out"
+	"$tmp/up/gate/parse/ktap.h:$((line + 1)): includes \"verdict/judge.h\"" "$out"
+expect_contains "check-layers: names both layers" "parse may not include verdict, a higher layer ($layers)" "$out"
 expect_eq "check-layers: only that include is refused" 2 "$(printf '%s\n' "$out" | wc -l)"
 
 # The same through an angle include, which -Igate would resolve too.
 scratch angle
-sed -i 's|^#include "pipeline/gate.h"|#include <pipeline/gate.h>|' "$tmp/angle/gate/pipeline/gate.c"
+sed -i 's|^#include "verdict/gate.h"|#include <verdict/gate.h>|' "$tmp/angle/gate/verdict/gate.c"
 status=0
 out=$("$check" "$tmp/angle/gate" 2>&1) || status=$?
 expect_eq "check-layers: a gate header in angle brackets fails" 1 "$status"
-expect_contains "check-layers: names the angle include" "$tmp/angle/gate/pipeline/gate.c:" "$out"
+expect_contains "check-layers: names the angle include" "$tmp/angle/gate/verdict/gate.c:" "$out"
 
 # A folder that is no layer.
 scratch nolayer
@@ -76,5 +76,5 @@ cp "$top/tests/fuzz/fuzz.mk" "$tmp/up/tests/fuzz/"
 status=0
 out=$(make -C "$tmp/up" -s --no-print-directory all 2>&1) || status=$?
 expect_eq "make all: an upward include stops the build" 2 "$status"
-expect_contains "make all: says which include" "gate/parse/ktap.h:$((line + 1)): includes \"pipeline/judge.h\"" "$out"
+expect_contains "make all: says which include" "gate/parse/ktap.h:$((line + 1)): includes \"verdict/judge.h\"" "$out"
 expect_eq "make all: nothing of the gate was compiled" "" "$(ls "$tmp/up/build/gate" 2>/dev/null)"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Quick builds (gate/pipeline/quick.h) with a real kernel. After the 2019
+# Quick builds (gate/kernel/quick.h) with a real kernel. After the 2019
 # change (one file, fs/binfmt_script.c) the gate compiles that one object
 # and relinks without make's walk, and the suite fails as it must; make,
 # run after it in the same directory, finds nothing to do; the kernel is

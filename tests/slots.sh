@@ -1,5 +1,5 @@
 #!/bin/bash
-# Build slots (gate/pipeline/slots.h) with real kernels: with two slots and a copy
+# Build slots (gate/kernel/slots.h) with real kernels: with two slots and a copy
 # for any change, a bisection moves between them and still drops exactly
 # the 2019 change; both slots end clean; kernel-tests/run, which shares
 # the first slot and the tree, builds right after them (the series fails,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# backport-gate step (pipeline/step.h), black-box: one unit of work in a
+# backport-gate step (exec/step.h), black-box: one unit of work in a
 # folder, the way a cluster node runs it. `step --write` writes the step
 # for base plus a prefix of a sample queue; `step DIR` applies, builds and
 # boots it and writes result.json: the 2019 change fails test.pl, its

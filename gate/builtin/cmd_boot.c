@@ -9,9 +9,9 @@
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "parse/ktap.h"
-#include "pipeline/defaults.h"
-#include "pipeline/executor.h"
-#include "pipeline/queue.h"
+#include "source/defaults.h"
+#include "exec/executor.h"
+#include "source/queue.h"
 
 /*
  * backport-gate boot [--patches DIR] [--upto N] [--tree PACKAGE|TARBALL]

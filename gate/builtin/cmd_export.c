@@ -6,8 +6,8 @@
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
-#include "pipeline/defaults.h"
-#include "pipeline/export.h"
+#include "source/defaults.h"
+#include "source/export.h"
 #include "record/db.h"
 #include "record/history.h"
 

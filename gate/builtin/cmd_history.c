@@ -8,7 +8,7 @@
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
-#include "pipeline/defaults.h"
+#include "source/defaults.h"
 #include "record/db.h"
 #include "record/history.h"
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include "builtin/commands.h"
-#include "pipeline/defaults.h"
-#include "pipeline/kernel.h"
-#include "pipeline/tree.h"
+#include "source/defaults.h"
+#include "source/workspace.h"
+#include "source/tree.h"
 
 /*
  * backport-gate prepare [--cache DIR]: extract the packaged tree into the

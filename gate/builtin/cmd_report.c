@@ -12,7 +12,7 @@
 #include "daemon/mailer.h"
 #include "daemon/smtp.h"
 #include "output/format.h"
-#include "pipeline/defaults.h"
+#include "source/defaults.h"
 #include "record/db.h"
 #include "record/history.h"
 #include "record/jobs.h"

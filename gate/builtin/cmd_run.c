@@ -12,10 +12,10 @@
 #include "builtin/commands.h"
 #include "output/report.h"
 #include "parse/config.h"
-#include "pipeline/compile_check.h"
-#include "pipeline/defaults.h"
-#include "pipeline/gate.h"
-#include "pipeline/slurm.h"
+#include "kernel/compile_check.h"
+#include "source/defaults.h"
+#include "verdict/gate.h"
+#include "exec/slurm.h"
 #include "record/db.h"
 
 static void usage(FILE *f)

@@ -7,10 +7,10 @@
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
-#include "pipeline/defaults.h"
-#include "pipeline/step.h"
-#include "pipeline/target.h"
-#include "pipeline/tree.h"
+#include "source/defaults.h"
+#include "exec/step.h"
+#include "source/target.h"
+#include "source/tree.h"
 
 /*
  * backport-gate step DIR [--cache DIR] [--ccache DIR]
@@ -18,7 +18,7 @@
  *                    [--tree PACKAGE|TARBALL] [--cache DIR]
  *
  * The first form does the step a coordinator wrote into DIR
- * (pipeline/step.h: step.json, series and the patches) on this node:
+ * (exec/step.h: step.json, series and the patches) on this node:
  * apply, build, boot with the suite, and write DIR/result.json. Exit 0
  * when result.json is written, whatever the tree did. --ccache names the
  * compiler cache its builds use (default <cache>/ccache): one that

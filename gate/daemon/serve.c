@@ -20,7 +20,7 @@
 #include "output/format.h"
 #include "output/page.h"
 #include "parse/webhook.h"
-#include "pipeline/target.h"
+#include "source/target.h"
 #include "record/db.h"
 #include "record/history.h"
 #include "record/jobs.h"
@@ -625,7 +625,7 @@ struct worker {
 /*
  * The tarball @q gates against, as its job resolves it (target.h); NULL
  * when the queue's tree is not valid (its job says why). Jobs on one tree
- * share its cache, whose lock serializes their builds (kernel.h).
+ * share its cache, whose lock serializes their builds (source/workspace.h).
  */
 static char *queue_tree(const struct queue_config *q)
 {

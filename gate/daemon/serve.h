@@ -7,7 +7,7 @@
  * hang in a job never takes the HTTP side down, and a kill of the daemon
  * takes its workers with it (PR_SET_PDEATHSIG). Up to [server] workers
  * jobs run at once, never two of one queue (jobs.h); jobs on one kernel
- * tree take turns at its cache lock (kernel.h), so the loop starts one
+ * tree take turns at its cache lock (source/workspace.h), so the loop starts one
  * whose tree is in use only while another worker stays free for the
  * jobs of other trees.
  *

@@ -10,8 +10,8 @@
 
 #include "basic/strlist.h"
 #include "output/page.h"
-#include "pipeline/queue.h"
-#include "pipeline/target.h"
+#include "source/queue.h"
+#include "source/target.h"
 #include "record/history.h"
 #include "record/jobs.h"
 

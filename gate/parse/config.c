@@ -363,7 +363,7 @@ static void queue_key(struct loader *l, const char *name, const char *key, const
 		else
 			set_string(&q->series, value);
 	} else if (!strcmp(key, "tree")) {
-		/* the two forms pipeline/target.h's target_resolve() takes */
+		/* the two forms source/target.h's target_resolve() takes */
 		bool package = !strncmp(value, "linux-source-", 13) && value[13] &&
 			       strspn(value + 13, "0123456789.") == strlen(value + 13);
 

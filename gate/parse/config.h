@@ -21,7 +21,7 @@
  *             (address lists; repeatable, joined), user, password-file,
  *             starttls (smtp:// only)
  *   [executor]  kind (local, the default, or slurm), and for slurm
- *               (pipeline/slurm.h): partition, time-limit (a duration,
+ *               (exec/slurm.h): partition, time-limit (a duration,
  *               rounded up to minutes), memory (Slurm's --mem: a number
  *               with K, M, G or T), cpus, retries (0 to 9), workers
  *               (steps submitted at once, 1 to 64), and absolute
@@ -76,8 +76,8 @@ struct report_config {
 };
 
 /*
- * [executor]: where trees are built and booted (pipeline/executor.h;
- * pipeline/slurm.h's slurm_options_from_config() makes its options).
+ * [executor]: where trees are built and booted (exec/executor.h;
+ * exec/slurm.h's slurm_options_from_config() makes its options).
  */
 #define CONFIG_EXECUTOR_RETRIES_MAX 9
 #define CONFIG_EXECUTOR_WORKERS_MAX 64

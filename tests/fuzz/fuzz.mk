@@ -39,7 +39,7 @@ FUZZ_RUN_FLAGS = -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=$(FUZZ_
 FUZZ_SRCS_series := gate/parse/series.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_patch_header := gate/parse/patch_header.c gate/parse/mail.c gate/parse/lines.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_mail := gate/parse/mail.c gate/parse/lines.c gate/parse/patch_header.c gate/basic/strbuf.c gate/basic/xalloc.c
-FUZZ_SRCS_patch_apply := gate/parse/patch.c gate/pipeline/apply.c gate/basic/strbuf.c gate/basic/xalloc.c
+FUZZ_SRCS_patch_apply := gate/parse/patch.c gate/source/apply.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_webhook := gate/parse/webhook.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_ktap := gate/parse/ktap.c gate/basic/strbuf.c gate/basic/xalloc.c
 FUZZ_SRCS_config := gate/parse/config.c gate/parse/address.c gate/basic/strbuf.c gate/basic/strlist.c gate/basic/xalloc.c gate/basic/git_error.c

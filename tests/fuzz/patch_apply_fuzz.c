@@ -26,7 +26,7 @@
 
 #include "fuzz_check.h"
 #include "parse/patch.h"
-#include "pipeline/apply.h"
+#include "source/apply.h"
 
 #define FILLER_BUDGET 16384	/* filler lines made per input, over all files */
 

@@ -26,7 +26,7 @@
 #include "basic/strbuf.h"
 #include "parse/patch.h"
 #include "parse/series.h"
-#include "pipeline/apply.h"
+#include "source/apply.h"
 
 struct dir_store {
 	const char *root;

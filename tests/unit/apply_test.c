@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "parse/patch.h"
-#include "pipeline/apply.h"
+#include "source/apply.h"
 
 /* ---- an in-memory store ---- */
 

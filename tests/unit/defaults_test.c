@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pipeline/defaults.h"
+#include "source/defaults.h"
 
 static void test_environment_first(void **state)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pipeline/judge.h"
+#include "verdict/judge.h"
 
 /* Cases of the fake suite; c5 already fails on base, q1 is a quirk. */
 static const char *const case_names[] = { "c1", "c2", "c3", "c4", "c5", "q1" };

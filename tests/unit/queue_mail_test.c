@@ -19,7 +19,7 @@
 
 #include "basic/hash.h"
 #include "basic/strbuf.h"
-#include "pipeline/queue.h"
+#include "source/queue.h"
 
 static const char *or_null(const char *s)
 {

@@ -27,7 +27,7 @@
 #include "basic/hash.h"
 #include "basic/runcmd.h"
 #include "basic/strbuf.h"
-#include "pipeline/queue.h"
+#include "source/queue.h"
 
 #define SHA_A "0123456789abcdef0123456789abcdef01234567"
 #define SHA_B "89abcdef0123456789abcdef0123456789abcdef"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * reply_render(): the answer on the stable review thread, from reports
- * built with the keys and values gate_run() writes (gate/pipeline/gate.c):
+ * built with the keys and values gate_run() writes (gate/verdict/gate.c):
  * the exact drop lines and no Tested-by with a drop; Tested-by and the
  * summary without; the 72-column rule; threading headers; a long and a
  * non-ASCII subject folded and encoded; header injection refused.

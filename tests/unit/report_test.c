@@ -3,7 +3,7 @@
  * The renderers of a run: report_render_text() (the text a person reads
  * after `backport-gate run`) and page_render() (the HTML page at /, from
  * the record). The reports are built with the keys and values gate_run()
- * writes (gate/pipeline/gate.c): a dropped patch with its reason,
+ * writes (gate/verdict/gate.c): a dropped patch with its reason,
  * regressions, evidence and bisection; a kept one applied at an offset;
  * one already applied; one that changed a quirk; base failures, flaky
  * cases, the kept tree and the cost. The page must escape everything that

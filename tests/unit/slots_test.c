@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "basic/xalloc.h"
-#include "pipeline/slots.h"
+#include "kernel/slots.h"
 
 struct fixture {
 	char *dir;

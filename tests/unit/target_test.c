@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "basic/strbuf.h"
-#include "pipeline/target.h"
+#include "source/target.h"
 
 static void check(const char *tarball, const char *version, const char *package,
 		  const char *series_dir)

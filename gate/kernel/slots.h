@@ -56,8 +56,8 @@
 #include <time.h>
 
 #include "basic/strbuf.h"
-#include "pipeline/kernel.h"
-#include "pipeline/tree.h"
+#include "source/workspace.h"
+#include "source/tree.h"
 
 #define SLOTS_MAX 8
 #define SLOT_TREES_MAX 8

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "basic/xalloc.h"
-#include "pipeline/defaults.h"
+#include "source/defaults.h"
 
 const char *default_cache(void)
 {

@@ -13,7 +13,7 @@
 #include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/tree.h"
+#include "source/tree.h"
 
 #define EXTRACT_TIMEOUT 900
 
@@ -196,7 +196,7 @@ out:
 /*
  * A run stopped in the middle of a checkout leaves .git/index.lock, and
  * every later checkout would fail on it. Trees are opened under the cache
- * lock (kernel.h), so no other process is writing that index: the file
+ * lock (source/workspace.h), so no other process is writing that index: the file
  * is stale and goes.
  */
 static void drop_stale_index_lock(git_repository *repo)

@@ -33,14 +33,14 @@
 
 #include "basic/strbuf.h"
 #include "parse/ktap.h"
-#include "pipeline/boot.h"
-#include "pipeline/build.h"
-#include "pipeline/kernel.h"
-#include "pipeline/queue.h"
-#include "pipeline/slots.h"
-#include "pipeline/slurm.h"
-#include "pipeline/step.h"
-#include "pipeline/tree.h"
+#include "kernel/boot.h"
+#include "kernel/build.h"
+#include "source/workspace.h"
+#include "source/queue.h"
+#include "kernel/slots.h"
+#include "exec/slurm.h"
+#include "exec/step.h"
+#include "source/tree.h"
 
 /* One step run as a Slurm job, for the report's "steps". */
 struct executor_step {

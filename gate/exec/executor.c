@@ -9,8 +9,8 @@
 
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/executor.h"
-#include "pipeline/quick.h"
+#include "exec/executor.h"
+#include "kernel/quick.h"
 
 int executor_open(struct executor *x, struct kernel_env *env, struct kernel_tree *tree,
 		  struct strbuf *err)

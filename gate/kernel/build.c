@@ -13,8 +13,8 @@
 #include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/build.h"
-#include "pipeline/quick.h"
+#include "kernel/build.h"
+#include "kernel/quick.h"
 
 /*
  * The fixed build metadata that makes identical sources hit ccache. make

@@ -18,8 +18,8 @@
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
 #include "parse/patch.h"
-#include "pipeline/apply.h"
-#include "pipeline/kernel.h"
+#include "source/apply.h"
+#include "source/workspace.h"
 
 struct kernel_tree {
 	git_repository *repo;

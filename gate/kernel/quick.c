@@ -12,7 +12,7 @@
 #include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/quick.h"
+#include "kernel/quick.h"
 
 /* The top-level targets after the archives, in the order kbuild makes them. */
 static const char *const link_targets[] = {

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "basic/xalloc.h"
-#include "pipeline/target.h"
+#include "source/target.h"
 
 void target_from_tarball(struct target *t, const char *tarball)
 {

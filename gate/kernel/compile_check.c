@@ -13,8 +13,8 @@
 #include "basic/hash.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/build.h"
-#include "pipeline/compile_check.h"
+#include "kernel/build.h"
+#include "kernel/compile_check.h"
 
 #define DRY_RUN_TIMEOUT 900
 #define PREPARE_TIMEOUT 900
@@ -280,7 +280,7 @@ static int run_tool(const char *const *argv, const char *log, int timeout, const
 
 /*
  * The cache lock was given up and taken back since this struct last
- * looked (kernel.h): another run may have checked another tree out into
+ * looked (source/workspace.h): another run may have checked another tree out into
  * cc/src or prepared a directory for another config of the same name.
  */
 static void look_again(struct compile_check *cc)

@@ -11,11 +11,11 @@
 #include "basic/clock.h"
 #include "basic/hash.h"
 #include "basic/xalloc.h"
-#include "pipeline/defaults.h"
-#include "pipeline/executor.h"
-#include "pipeline/queue.h"
-#include "pipeline/step.h"
-#include "pipeline/target.h"
+#include "source/defaults.h"
+#include "exec/executor.h"
+#include "source/queue.h"
+#include "exec/step.h"
+#include "source/target.h"
 
 /* step.json, read and checked for shape. */
 struct step_spec {

@@ -13,9 +13,9 @@
 #include "basic/progress.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/defaults.h"
-#include "pipeline/kernel.h"
-#include "pipeline/target.h"
+#include "source/defaults.h"
+#include "source/workspace.h"
+#include "source/target.h"
 
 #define LOCK_WAIT_SEC 3600
 

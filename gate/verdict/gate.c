@@ -8,9 +8,9 @@
 #include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
-#include "pipeline/gate.h"
-#include "pipeline/judge.h"
-#include "pipeline/oracle.h"
+#include "verdict/gate.h"
+#include "verdict/judge.h"
+#include "verdict/oracle.h"
 #include "record/run.h"
 
 static const char *apply_status_name(enum apply_status s)

@@ -32,8 +32,8 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
-#include "pipeline/build.h"
-#include "pipeline/kernel.h"
+#include "kernel/build.h"
+#include "source/workspace.h"
 
 #define QUICK_MAX_OBJECTS 24
 #define QUICK_ENV ".bg-kbuild-env"

@@ -56,8 +56,8 @@
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
 #include "parse/ktap.h"
-#include "pipeline/kernel.h"
-#include "pipeline/queue.h"
+#include "source/workspace.h"
+#include "source/queue.h"
 
 #define STEP_FORMAT 1
 

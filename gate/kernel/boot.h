@@ -10,7 +10,7 @@
 
 #include "basic/strbuf.h"
 #include "parse/ktap.h"
-#include "pipeline/kernel.h"
+#include "source/workspace.h"
 
 /*
  * Boot the last build with the suite. @console receives the console

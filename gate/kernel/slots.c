@@ -12,8 +12,8 @@
 
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/build.h"
-#include "pipeline/slots.h"
+#include "kernel/build.h"
+#include "kernel/slots.h"
 
 #define COST_EMPTY SLOTS_COST_ALL	/* an empty slot: everything is compiled */
 #define SLOT_CMD_TIMEOUT 600

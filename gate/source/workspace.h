@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kernel: the packaged kernel's cache layout and what a job needs
+ * workspace: the packaged kernel's cache layout and what a job needs
  * before it builds or boots anything: the packages, the suite, the paths
  * and the cache lock. <cache>/linux-<version>/{src,build,gate,lock}, the
  * compiler make is given (ccache-cc-<hash>: kernel_env_init()), and
@@ -13,15 +13,15 @@
  *   kernel_env_relock() take it back
  *   kernel_env_naive()  the naive strategy's own folders and compiler
  */
-#ifndef GATE_KERNEL_H
-#define GATE_KERNEL_H
+#ifndef GATE_WORKSPACE_H
+#define GATE_WORKSPACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
-#include "pipeline/target.h"
+#include "source/target.h"
 
 struct kernel_env {
 	char *top;		/* where the suite comes from (defaults.h: suite_top()) */

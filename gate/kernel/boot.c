@@ -14,7 +14,7 @@
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
-#include "pipeline/boot.h"
+#include "kernel/boot.h"
 
 #define CONSOLE_CAP (1024 * 1024)
 #define KVM_PROBE_TIMEOUT 10

@@ -11,7 +11,7 @@
 #include "basic/clock.h"
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/slurm.h"
+#include "exec/slurm.h"
 
 /* Each of Slurm's commands gets this long to answer. */
 #define SLURM_COMMAND_TIMEOUT 60

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "basic/xalloc.h"
-#include "pipeline/judge.h"
+#include "verdict/judge.h"
 
 const char *patch_status_name(enum patch_status status)
 {

@@ -19,7 +19,7 @@
 #include "basic/runcmd.h"
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
-#include "pipeline/kernel.h"
+#include "source/workspace.h"
 
 enum build_status {
 	BUILD_OK,

@@ -12,7 +12,7 @@
 
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "pipeline/export.h"
+#include "source/export.h"
 
 struct export_walk {
 	git_repository *repo;

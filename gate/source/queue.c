@@ -16,7 +16,7 @@
 #include "basic/xalloc.h"
 #include "parse/mail.h"
 #include "parse/series.h"
-#include "pipeline/queue.h"
+#include "source/queue.h"
 
 #define FETCH_TIMEOUT_SEC 300
 

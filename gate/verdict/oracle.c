@@ -9,7 +9,7 @@
 #include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
-#include "pipeline/oracle.h"
+#include "verdict/oracle.h"
 #include "record/db.h"
 
 static struct judge_eval *eval_new(struct oracle *o)

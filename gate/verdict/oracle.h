@@ -34,12 +34,12 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
-#include "pipeline/compile_check.h"
-#include "pipeline/executor.h"
-#include "pipeline/judge.h"
-#include "pipeline/kernel.h"
-#include "pipeline/queue.h"
-#include "pipeline/tree.h"
+#include "kernel/compile_check.h"
+#include "exec/executor.h"
+#include "verdict/judge.h"
+#include "source/workspace.h"
+#include "source/queue.h"
+#include "source/tree.h"
 
 /* What applying patch @index on top of @parent gave; cached per run. */
 struct apply_memo {

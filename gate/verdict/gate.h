@@ -20,10 +20,10 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "pipeline/kernel.h"
-#include "pipeline/queue.h"
-#include "pipeline/slurm.h"
-#include "pipeline/tree.h"
+#include "source/workspace.h"
+#include "source/queue.h"
+#include "exec/slurm.h"
+#include "source/tree.h"
 
 struct gate_options {
 	bool drop_on_quirk;

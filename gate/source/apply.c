@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "basic/xalloc.h"
-#include "pipeline/apply.h"
+#include "source/apply.h"
 
 #define DEFAULT_MODE 0100644
 
