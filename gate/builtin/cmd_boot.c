@@ -10,7 +10,7 @@
 #include "builtin/commands.h"
 #include "parse/ktap.h"
 #include "source/defaults.h"
-#include "exec/executor.h"
+#include "exec/evaluate.h"
 #include "source/queue.h"
 
 /*
@@ -59,48 +59,6 @@ static int usage(void)
 	fprintf(stderr, "usage: %s [--patches DIR] [--upto N] [--tree PACKAGE|TARBALL] [--cache DIR] "
 		"[--naive]\n", prog);
 	return EXIT_NO_VERDICT;
-}
-
-/* Apply the series onto base; *ret_commit is the last commit. */
-static int apply_series(struct kernel_tree *tree, const struct queue_snapshot *snap, size_t upto,
-			git_oid *ret_commit)
-{
-	struct strbuf err = STRBUF_INIT;
-	git_oid commit = tree->base;
-	int status = 0;
-
-	for (size_t i = 0; i < upto && !status; i++) {
-		const struct queue_patch *p = &snap->patches[i];
-		struct apply_outcome outcome = { 0 };
-		char *message;
-		git_oid next;
-		int r;
-
-		if (p->error) {
-			status = say_no_result("patches: %s", p->error);
-			break;
-		}
-		strbuf_init(&outcome.message, 0);
-		message = xasprintf("%s\n\nboot, patch %zu: %s\n",
-				    p->header.subject ? p->header.subject : p->name, i + 1, p->name);
-		r = tree_apply(tree, &commit, &p->parsed, message, &next, &outcome, &err);
-		free(message);
-		if (r < 0)
-			status = say_no_result("tree: %s", err.buf);
-		else if (outcome.status == APPLY_FAILED)
-			status = say_no_result("patch does not apply: %s: %s", p->name,
-					       outcome.file ? outcome.file : outcome.message.buf);
-		else if (outcome.status == APPLY_ALREADY)
-			fprintf(stderr, "# already applied %s\n", p->name);
-		else
-			fprintf(stderr, "# applied %s\n", p->name);
-		if (!status)
-			commit = next;
-		apply_outcome_release(&outcome);
-	}
-	strbuf_release(&err);
-	*ret_commit = commit;
-	return status;
 }
 
 /* The suite's KTAP, from its version line to its totals line, on stdout. */
@@ -179,20 +137,17 @@ static int boot(const struct boot_args *a)
 {
 	struct queue_request req = { .source = a->patches, .series_dir = ".",
 				     .default_series_dir = ".", .cache = a->cache };
-	struct strbuf err = STRBUF_INIT, first_error = STRBUF_INIT, console = STRBUF_INIT,
-		      evidence = STRBUF_INIT;
+	struct evaluate_options opts = { .label = "boot", .say = true };
+	struct strbuf err = STRBUF_INIT;
 	struct queue_snapshot snap = { 0 };
+	struct tree_evaluation ev = { 0 };
 	struct kernel_env env;
 	struct target target = { 0 };
 	struct kernel_tree tree = { 0 };
 	struct executor x = { 0 };
-	enum build_status build_status;
-	enum boot_status boot_status;
-	char *top = suite_top(), tree_hex[GIT_OID_HEXSZ + 1];
+	const struct exec_eval *out = &ev.outcome;
+	char *top = suite_top();
 	size_t upto = 0;
-	git_oid commit, tree_id;
-	bool built;
-	double start;
 	int status = EXIT_NO_VERDICT;
 
 	if (a->upto) {
@@ -232,48 +187,35 @@ static int boot(const struct boot_args *a)
 		say_no_result("tree: %s", err.buf);
 		goto out_env;
 	}
-	status = apply_series(&tree, &snap, upto, &commit);
-	if (status)
-		goto out_tree;
-	status = EXIT_NO_VERDICT;
-	if (tree_id_hex(&tree, &commit, tree_hex) < 0 || git_oid_fromstr(&tree_id, tree_hex) < 0) {
-		say_no_result("tree: cannot read the tree of the last commit");
-		goto out_tree;
-	}
 	if (a->naive && kernel_env_naive(&env, &err) < 0) {
 		say_no_result("%s", err.buf);
 		goto out_tree;
 	}
-	if (executor_open(&x, &env, &tree, &err) < 0) {
+	if (executor_open(&x, &env, &tree, &snap, NULL, &err) < 0) {
 		say_no_result("%s", err.buf);
 		goto out_tree;
 	}
-	start = now_seconds();
-	if (executor_build(&x, &commit, &tree_id, &built, &build_status, &first_error, &err) < 0) {
+	if (evaluate_tree(&x, &snap, upto, &opts, &ev, &err) < 0) {
 		say_no_result("%s", err.buf);
 		goto out_exec;
 	}
-	if (build_status != BUILD_OK) {
-		say_no_result("build error: %s", first_error.buf);
+	if (ev.apply_failed) {
+		say_no_result("patch does not apply: %s: %s", ev.apply_failed,
+			      ev.apply_file ? ev.apply_file : ev.apply_why);
 		goto out_exec;
 	}
-	if (built)
-		fprintf(stderr, "# built in %.0f s\n", now_seconds() - start);
-	else
-		fprintf(stderr, "# tree %.12s is already built in %s\n", tree_hex, env.build);
-	start = now_seconds();
-	if (executor_boot(&x, &console, &boot_status, &evidence, &err) < 0) {
-		say_no_result("%s", err.buf);
+	if (out->build.status != BUILD_OK) {
+		say_no_result("build error: %s", out->build.first_error.buf);
 		goto out_exec;
 	}
-	fprintf(stderr, "# booted with %s: %.0f ms to verdict\n", env.accel, (now_seconds() - start) * 1000);
-	if (boot_status != BOOT_OK) {
-		status = boot_failed(&env, boot_status, &evidence);
+	if (out->boot.status != BOOT_OK) {
+		status = boot_failed(&env, out->boot.status, &out->boot.evidence);
 		goto out_exec;
 	}
-	print_ktap(&console);
-	status = verdict(&console);
+	print_ktap(&out->boot.console);
+	status = verdict(&out->boot.console);
 out_exec:
+	tree_evaluation_release(&ev);
 	executor_close(&x);
 out_tree:
 	tree_close(&tree);
@@ -283,9 +225,6 @@ out_env:
 out_top:
 	target_release(&target);
 	strbuf_release(&err);
-	strbuf_release(&first_error);
-	strbuf_release(&console);
-	strbuf_release(&evidence);
 	free(top);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
 #include "source/defaults.h"
+#include "exec/node.h"
 #include "exec/step.h"
 #include "source/target.h"
 #include "source/tree.h"

@@ -1,30 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * executor: where a candidate tree is built and booted. The gate's
- * pipeline (gate.h) and `backport-gate boot` ask it for the two steps of
- * evaluating a tree, and count them; neither knows build directories.
+ * executor: where a candidate tree is built and booted. It is the one
+ * door to build directories, kbuild's files and the cluster: the oracle
+ * (verdict/oracle.h), evaluate_tree() (exec/evaluate.h) and the gate ask
+ * it, and none of them knows which backend answers.
  *
- * This is the local executor, on this machine's cache:
- *  - by default a tree is built in the build slot that suits it
- *    (slots.h: incremental builds through ccache-cc), and a tree a clean
- *    slot already holds is not built again;
+ * A backend is an ops table (struct executor_ops); executor_open() picks
+ * one:
+ *  - local (exec/backend_local.c), the default: a tree is built in the
+ *    build slot that suits it (kernel/slots.h: incremental builds through
+ *    ccache-cc), and a tree a clean slot already holds is not built again;
  *  - naive (kernel_env_naive()), the strategy a person scripts by hand:
  *    the tree is checked out into its own source folder and built from
- *    scratch (make clean first) with plain gcc, every time.
+ *    scratch (make clean first) with plain gcc, every time;
+ *  - slurm (exec/backend_slurm.c), with slurm options: the whole
+ *    evaluation of a tree (apply, build, boot) is one step (exec/step.h)
+ *    that a cluster node runs as a Slurm job (exec/slurm.h). Its build
+ *    runs the step; its inputs and boot are what the step found. Several
+ *    trees' steps run at once through run_batch.
  *
- * Or, with @slurm set after executor_open(), the Slurm executor: the
- * whole evaluation of a tree (apply, build, boot) is one step (step.h)
- * that a cluster node runs as a Slurm job (slurm.h). The step's folder is
- * written under the spool (slurm_options, default <cache>/linux-X.Y/steps),
- * which every node must see; it is removed once its result is read, and
- * kept, for the evidence, when the step failed.
- *
- *   executor_open()      read the slots, or open the naive source tree
- *   executor_cost()      what building a tree would cost here, when it can tell
- *   executor_build()     check @commit out and build it (unless built)
- *   executor_boot()      boot the last build with the suite
- *   executor_run_step()  the Slurm executor: a step for base plus patches
- *   executor_run_steps() several of them at once
+ *   executor_open()     choose and open the backend
+ *   executor_cost()     what building a tree would cost, when the backend can tell
+ *   executor_build()    make a build of the tree exist (unless one does)
+ *   executor_inputs()   every tree file that build read
+ *   executor_boot()     boot that build with the suite
+ *   executor_run_batch() build and boot several trees at once (x->workers > 1)
  */
 #ifndef GATE_EXECUTOR_H
 #define GATE_EXECUTOR_H
@@ -32,15 +32,21 @@
 #include <stdbool.h>
 
 #include "basic/strbuf.h"
-#include "parse/ktap.h"
-#include "kernel/boot.h"
-#include "kernel/build.h"
-#include "source/workspace.h"
-#include "source/queue.h"
-#include "kernel/slots.h"
+#include "basic/strlist.h"
+#include "exec/outcome.h"
 #include "exec/slurm.h"
-#include "exec/step.h"
+#include "source/queue.h"
 #include "source/tree.h"
+#include "source/workspace.h"
+
+/* One tree to build: base plus @n patches of the executor's snapshot. */
+struct exec_tree {
+	git_oid commit;			/* base plus the patches, applied here */
+	git_oid id;			/* its git tree */
+	char hex[GIT_OID_HEXSZ + 1];	/* @id in hex */
+	const size_t *subset;		/* indices into x->snap, in order */
+	size_t n;
+};
 
 /* One step run as a Slurm job, for the report's "steps". */
 struct executor_step {
@@ -50,73 +56,79 @@ struct executor_step {
 	struct slurm_outcome slurm;	/* every attempt, with its job id */
 };
 
+struct executor;
+
+/*
+ * A backend. Each operation returns 0, or -errno with a message in @err
+ * (an infrastructure failure: no verdict may be drawn from it). A tree
+ * that does not compile or boot is a result, not an error.
+ */
+struct executor_ops {
+	const char *name;		/* the report's stats.executor */
+	bool has_steps;			/* its work is the report's "steps" */
+	int (*open)(struct executor *x, struct strbuf *err);
+	void (*close)(struct executor *x);
+	/* 0 with *ret_objects, or 1 when it cannot tell. */
+	int (*cost)(struct executor *x, const struct exec_tree *t, unsigned *ret_objects,
+		    struct strbuf *err);
+	int (*build)(struct executor *x, const struct exec_tree *t, struct exec_build *ret,
+		     struct strbuf *err);
+	/* 0 with @ret filled, or 1 when no build of @t is at hand to read. */
+	int (*inputs)(struct executor *x, const struct exec_tree *t, struct strlist *ret,
+		      struct strbuf *err);
+	/* Boot the build of @t, the last one built. */
+	int (*boot)(struct executor *x, const struct exec_tree *t, struct exec_boot *ret,
+		    struct strbuf *err);
+	/* Optional: evaluate @k trees at once; every @ret[i] to release on 0. */
+	int (*run_batch)(struct executor *x, const struct exec_tree *trees, size_t k,
+			 struct exec_eval *ret, struct strbuf *err);
+};
+
 struct executor {
+	const struct executor_ops *ops;
+	void *backend;			/* the backend's own state */
 	struct kernel_env *env;
 	struct kernel_tree *tree;	/* the base repository: commits come from it */
-	struct build_slots slots;	/* not naive */
-	struct kernel_tree naive_tree;	/* naive: env->src, sharing @tree's objects */
-	unsigned builds, boots;		/* steps started */
-	const struct slurm_options *slurm;	/* set after open: the Slurm executor */
-	struct executor_step *steps;	/* the Slurm executor's steps, in order */
+	const struct queue_snapshot *snap;	/* what exec_tree.subset indexes (may be NULL) */
+	const struct slurm_options *slurm;	/* the slurm backend's options */
+	unsigned workers;		/* trees run_batch takes at once; 1 without it */
+	struct executor_step *steps;	/* the slurm backend's steps, in order */
 	size_t n_steps;
-	unsigned step_serial;		/* names the step folders of this process */
 };
 
 /*
- * Get ready to build commits of @tree in @env's folders. 0, or -errno with
- * a message in @err.
+ * Open the backend for @env: naive when env->naive, slurm with @slurm,
+ * local otherwise. @snap (may be NULL for a backend without steps) is
+ * the queue whose patches exec_tree.subset names. 0, or -errno with @err.
  */
 int executor_open(struct executor *x, struct kernel_env *env, struct kernel_tree *tree,
+		  const struct queue_snapshot *snap, const struct slurm_options *slurm,
 		  struct strbuf *err);
+/* Open @x with @ops: for tests that bring a backend of their own. */
+int executor_open_ops(struct executor *x, const struct executor_ops *ops, struct kernel_env *env,
+		      struct kernel_tree *tree, const struct queue_snapshot *snap,
+		      struct strbuf *err);
 void executor_close(struct executor *x);
 
-/*
- * Make env->build hold a build of @commit (tree @tree_id). *ret_built is
- * false when a slot already held it (nothing was built, *ret_status is
- * BUILD_OK). Otherwise @commit is checked out and built: *ret_status says
- * whether it compiled, @first_error where it did not. -errno (@err) for
- * an infrastructure failure: no verdict may be drawn from it.
- */
-int executor_build(struct executor *x, const git_oid *commit, const git_oid *tree_id,
-		   bool *ret_built, enum build_status *ret_status, struct strbuf *first_error,
-		   struct strbuf *err);
+/* @t for @commit (and @subset, @n): its tree id read from the repository. */
+int exec_tree_set(struct executor *x, struct exec_tree *t, const git_oid *commit,
+		  const size_t *subset, size_t n, struct strbuf *err);
 
-/*
- * About how many objects executor_build() of @tree_id would compile
- * (slots_cost()), in *ret_objects: 0. 1 when this executor cannot tell
- * (naive builds compile everything; a Slurm node's slots are its own).
- * -errno with @err.
- */
-int executor_cost(struct executor *x, const git_oid *tree_id, unsigned *ret_objects,
+int executor_cost(struct executor *x, const struct exec_tree *t, unsigned *ret_objects,
 		  struct strbuf *err);
+/* @ret initialised by the caller (exec_build_init()). */
+int executor_build(struct executor *x, const struct exec_tree *t, struct exec_build *ret,
+		   struct strbuf *err);
+int executor_inputs(struct executor *x, const struct exec_tree *t, struct strlist *ret,
+		    struct strbuf *err);
+/* @ret initialised by the caller (exec_boot_init()). */
+int executor_boot(struct executor *x, const struct exec_tree *t, struct exec_boot *ret,
+		  struct strbuf *err);
+/* Only when x->workers > 1. @ret: @k of them, initialised here. */
+int executor_run_batch(struct executor *x, const struct exec_tree *trees, size_t k,
+		       struct exec_eval *ret, struct strbuf *err);
 
-/*
- * Boot what the last executor_build() left in env->build, as
- * kernel_boot() (boot.h) does.
- */
-int executor_boot(struct executor *x, struct strbuf *console, enum boot_status *ret_status,
-		  struct strbuf *evidence, struct strbuf *err);
-
-/*
- * The Slurm executor: evaluate base plus @subset (@n indices into @snap,
- * in order), git tree @tree_hex, on a node; @res gets its result.json
- * (step_result_release() it). Its steps and attempts are added to
- * x->steps. 0, or -errno with @err: no node gave a result, and nothing
- * may be concluded about the tree.
- */
-int executor_run_step(struct executor *x, const struct queue_snapshot *snap,
-		      const size_t *subset, size_t n, const char *tree_hex,
-		      struct step_result *res, struct strbuf *err);
-
-/*
- * executor_run_step() for @k trees at once: all are submitted, then
- * waited for together (slurm_run_steps()). 0 with every @res[i] to
- * release, or -errno with @err naming the first step that failed, and
- * no result to release.
- */
-int executor_run_steps(struct executor *x, const struct queue_snapshot *snap,
-		       const size_t *const *subsets, const size_t *ns,
-		       char (*const trees)[GIT_OID_HEXSZ + 1], size_t k,
-		       struct step_result *res, struct strbuf *err);
+/* The backends executor_open() chooses from. */
+extern const struct executor_ops executor_local_ops, executor_naive_ops, executor_slurm_ops;
 
 #endif

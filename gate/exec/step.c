@@ -8,21 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "basic/clock.h"
 #include "basic/hash.h"
 #include "basic/xalloc.h"
-#include "source/defaults.h"
-#include "exec/executor.h"
-#include "source/queue.h"
 #include "exec/step.h"
-#include "source/target.h"
-
-/* step.json, read and checked for shape. */
-struct step_spec {
-	json_t *root;
-	const char *tree, *base_tree, *config, *suite, *expect_tree;
-	json_t *patches;
-};
 
 static const char *string_field(json_t *obj, const char *key)
 {
@@ -31,8 +19,10 @@ static const char *string_field(json_t *obj, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static int spec_read(const char *path, struct step_spec *s, struct strbuf *err)
+int step_spec_read(const char *dir, struct step_spec *s, struct strbuf *err)
 {
+	char *path = xasprintf("%s/step.json", dir);
+	const char *why = NULL;
 	json_error_t jerr;
 	json_t *format;
 
@@ -40,6 +30,7 @@ static int spec_read(const char *path, struct step_spec *s, struct strbuf *err)
 	s->root = json_load_file(path, 0, &jerr);
 	if (!s->root) {
 		strbuf_addf(err, "step: %s: %s (line %d)", path, jerr.text, jerr.line);
+		free(path);
 		return -EINVAL;
 	}
 	format = json_object_get(s->root, "format");
@@ -52,27 +43,36 @@ static int spec_read(const char *path, struct step_spec *s, struct strbuf *err)
 	if (!json_is_integer(format) || json_integer_value(format) != STEP_FORMAT)
 		strbuf_addf(err, "step: %s: \"format\" is not %d", path, STEP_FORMAT);
 	else if (!s->tree || !s->base_tree || !s->config || !s->suite)
-		strbuf_addf(err, "step: %s: \"tree\", \"base_tree\", \"config\" and \"suite\" "
-			    "must be strings", path);
+		why = "\"tree\", \"base_tree\", \"config\" and \"suite\" must be strings";
 	else if (!json_is_array(s->patches))
-		strbuf_addf(err, "step: %s: \"patches\" is not a list", path);
-	for (size_t i = 0; !err->len && i < json_array_size(s->patches); i++) {
+		why = "\"patches\" is not a list";
+	for (size_t i = 0; !why && i < json_array_size(s->patches); i++) {
 		json_t *p = json_array_get(s->patches, i);
 
-		if (!string_field(p, "name") || !string_field(p, "sha256"))
+		if (!string_field(p, "name") || !string_field(p, "sha256")) {
 			strbuf_addf(err, "step: %s: patch %zu has no \"name\" and \"sha256\"", path,
 				    i + 1);
+			why = "";
+		}
 	}
-	if (err->len) {
-		json_decref(s->root);
-		s->root = NULL;
+	if (why && *why)
+		strbuf_addf(err, "step: %s: %s", path, why);
+	free(path);
+	if (why || !json_is_integer(format) || json_integer_value(format) != STEP_FORMAT) {
+		step_spec_release(s);
 		return -EINVAL;
 	}
 	return 0;
 }
 
+void step_spec_release(struct step_spec *s)
+{
+	json_decref(s->root);
+	memset(s, 0, sizeof(*s));
+}
+
 /* The node's own base, config and suite are the step's, and so are the patches' bytes. */
-static int check_inputs(const struct step_spec *s, const struct kernel_env *env,
+int step_spec_check(const struct step_spec *s, const struct kernel_env *env,
 			struct kernel_tree *tree, const struct queue_snapshot *snap,
 			struct strbuf *err)
 {
@@ -122,115 +122,6 @@ static int check_inputs(const struct step_spec *s, const struct kernel_env *env,
 	return 0;
 }
 
-/* Apply the series onto base: *ret_commit is the last commit; "applied" and "apply_failed" into @result. */
-static int apply_all(struct kernel_tree *tree, const struct queue_snapshot *snap,
-		     json_t *result, git_oid *ret_commit, bool *ret_applied, struct strbuf *err)
-{
-	json_t *applied = json_array();
-	git_oid commit = tree->base;
-	int r = 0;
-
-	*ret_applied = true;
-	json_object_set_new(result, "apply_failed", json_null());
-	for (size_t i = 0; i < snap->n && r == 0 && *ret_applied; i++) {
-		const struct queue_patch *p = &snap->patches[i];
-		struct apply_outcome outcome = { 0 };
-		char *message = xasprintf("%s\n\nstep, patch %zu: %s\n",
-					  p->header.subject ? p->header.subject : p->name, i + 1,
-					  p->name);
-		git_oid next;
-
-		strbuf_init(&outcome.message, 0);
-		r = tree_apply(tree, &commit, &p->parsed, message, &next, &outcome, err);
-		free(message);
-		if (r == 0 && outcome.status == APPLY_FAILED) {
-			*ret_applied = false;
-			json_object_set_new(result, "apply_failed",
-					    json_pack("{s:s, s:s}", "name", p->name, "why",
-						      outcome.message.len ? outcome.message.buf :
-						      outcome.file ? outcome.file : "does not apply"));
-		} else if (r == 0) {
-			json_array_append_new(applied, json_pack("{s:s, s:s, s:i}", "name", p->name,
-								 "status",
-								 outcome.status == APPLY_ALREADY ? "already" :
-								 outcome.status == APPLY_OFFSET ? "offset" :
-								 "applied", "offset", outcome.offset));
-			commit = next;
-		}
-		apply_outcome_release(&outcome);
-	}
-	json_object_set_new(result, "applied", applied);
-	*ret_commit = commit;
-	return r;
-}
-
-/* "inputs" of @build: what the build read, for the coordinator's impact analysis. */
-static int add_inputs(struct kernel_env *env, json_t *build, struct strbuf *err)
-{
-	struct strlist used = STRLIST_INIT;
-	json_t *inputs = json_array();
-	int r = kernel_used_files(env, &used);
-
-	for (size_t i = 0; r == 0 && i < used.n; i++)
-		json_array_append_new(inputs, json_string(used.items[i]));
-	json_object_set_new(build, "inputs", inputs);
-	if (r == 0 && !used.n)
-		r = -ENOENT;
-	if (r < 0)
-		strbuf_addf(err, "step: cannot read the build's dependency files in %s", env->build);
-	strlist_release(&used);
-	return r;
-}
-
-/* Build and boot @commit; "build" and "boot" into @result. */
-static int build_and_boot(struct kernel_env *env, struct kernel_tree *tree,
-			  const git_oid *commit, const git_oid *tree_id, json_t *result,
-			  struct strbuf *err)
-{
-	struct strbuf first_error = STRBUF_INIT, console = STRBUF_INIT, evidence = STRBUF_INIT;
-	struct executor x = { 0 };
-	enum build_status build_status;
-	enum boot_status boot_status;
-	bool built;
-	double start;
-	int r;
-
-	json_object_set_new(result, "boot", json_null());
-	r = executor_open(&x, env, tree, err);
-	if (r < 0)
-		goto out;
-	start = now_seconds();
-	r = executor_build(&x, commit, tree_id, &built, &build_status, &first_error, err);
-	if (r < 0)
-		goto out_exec;
-	json_object_set_new(result, "build",
-			    json_pack("{s:s, s:b, s:s, s:f}", "status",
-				      build_status == BUILD_OK ? "ok" : "failed", "built", built,
-				      "first_error", first_error.buf, "seconds",
-				      now_seconds() - start));
-	if (build_status != BUILD_OK)
-		goto out_exec;
-	r = add_inputs(env, json_object_get(result, "build"), err);
-	if (r < 0)
-		goto out_exec;
-	start = now_seconds();
-	r = executor_boot(&x, &console, &boot_status, &evidence, err);
-	if (r < 0)
-		goto out_exec;
-	json_object_set_new(result, "boot",
-			    json_pack("{s:s, s:s, s:s, s:s, s:f}", "status",
-				      boot_status_name(boot_status), "accel", env->accel, "ktap",
-				      boot_status == BOOT_OK ? console.buf : "", "evidence",
-				      evidence.buf, "seconds", now_seconds() - start));
-out_exec:
-	executor_close(&x);
-out:
-	strbuf_release(&first_error);
-	strbuf_release(&console);
-	strbuf_release(&evidence);
-	return r;
-}
-
 static int write_result(const char *dir, json_t *result, struct strbuf *err)
 {
 	char *path = xasprintf("%s/result.json", dir);
@@ -245,6 +136,56 @@ static int write_result(const char *dir, json_t *result, struct strbuf *err)
 	}
 	free(path);
 	free(tmp);
+	return r;
+}
+
+int step_result_write(const char *dir, const char *host, const struct kernel_env *env,
+		      const char *tree_hex, const struct applied_patch *applied, size_t n_applied,
+		      const char *apply_failed, const char *apply_why,
+		      const struct exec_eval *outcome, struct strbuf *err)
+{
+	json_t *result = json_pack("{s:i, s:s, s:s, s:s}", "format", STEP_FORMAT, "host", host,
+				   "config", env->config_stamp, "suite", env->suite_version);
+	json_t *list = json_array(), *build = json_null(), *boot = json_null();
+	int r;
+
+	for (size_t i = 0; i < n_applied; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:i}", "name", applied[i].name,
+						      "status",
+						      applied[i].status == APPLY_ALREADY ? "already" :
+						      applied[i].status == APPLY_OFFSET ? "offset" :
+						      "applied", "offset", applied[i].offset));
+	json_object_set_new(result, "apply_failed",
+			    apply_failed ? json_pack("{s:s, s:s}", "name", apply_failed, "why",
+						     apply_why ? apply_why : "does not apply") :
+					   json_null());
+	json_object_set_new(result, "applied", list);
+	json_object_set_new(result, "tree", json_string(tree_hex));
+	if (outcome) {
+		bool ok = outcome->build.status == BUILD_OK;
+
+		build = json_pack("{s:s, s:b, s:s, s:f}", "status", ok ? "ok" : "failed", "built",
+				  outcome->build.built, "first_error", outcome->build.first_error.buf,
+				  "seconds", outcome->build.seconds);
+		if (ok) {
+			json_t *inputs = json_array();
+
+			for (size_t i = 0; i < outcome->inputs.n; i++)
+				json_array_append_new(inputs, json_string(outcome->inputs.items[i]));
+			json_object_set_new(build, "inputs", inputs);
+		}
+	}
+	if (outcome && outcome->booted) {
+		const struct exec_boot *b = &outcome->boot;
+
+		boot = json_pack("{s:s, s:s, s:s, s:s, s:f}", "status", boot_status_name(b->status),
+				 "accel", b->accel, "ktap", b->status == BOOT_OK ? b->console.buf : "",
+				 "evidence", b->evidence.buf, "seconds", b->seconds);
+	}
+	json_object_set_new(result, "build", build);
+	json_object_set_new(result, "boot", boot);
+	r = write_result(dir, result, err);
+	json_decref(result);
 	return r;
 }
 
@@ -332,80 +273,6 @@ out:
 	json_decref(spec);
 	strbuf_release(&series);
 	free(path);
-	return r;
-}
-
-int step_run(const char *dir, const char *cache, const char *ccache, struct strbuf *err)
-{
-	char *spec_path = xasprintf("%s/step.json", dir), *top = suite_top();
-	struct queue_request req = { .source = dir, .series_dir = ".", .default_series_dir = ".",
-				     .cache = cache };
-	struct queue_snapshot snap = { 0 };
-	struct step_spec spec;
-	struct target target = { 0 };
-	struct kernel_env env;
-	struct kernel_tree tree = { 0 };
-	char tree_hex[GIT_OID_HEXSZ + 1], host[256] = "";
-	json_t *result = NULL;
-	git_oid commit, tree_id;
-	bool env_open = false, tree_open_ok = false, applied;
-	int r;
-
-	r = spec_read(spec_path, &spec, err);
-	if (r < 0)
-		goto out;
-	r = target_resolve(&target, spec.tree, NULL, err);
-	if (r == 0)
-		r = target_check(&target, err);
-	if (r == 0)
-		r = queue_load(&req, &snap, err);
-	if (r == 0 && (r = kernel_env_init(&env, top, cache, &target, err)) == 0)
-		env_open = true;
-	if (r == 0 && ccache) {
-		free(env.ccache_dir);
-		env.ccache_dir = xstrdup(ccache);
-	}
-	if (r == 0 && (r = tree_open(&tree, &env, err)) == 0)
-		tree_open_ok = true;
-	if (r == 0)
-		r = check_inputs(&spec, &env, &tree, &snap, err);
-	if (r < 0)
-		goto out;
-	gethostname(host, sizeof(host) - 1);
-	result = json_pack("{s:i, s:s, s:s, s:s}", "format", STEP_FORMAT, "host", host, "config",
-			   env.config_stamp, "suite", env.suite_version);
-	r = apply_all(&tree, &snap, result, &commit, &applied, err);
-	if (r < 0)
-		goto out;
-	if (tree_id_hex(&tree, &commit, tree_hex) < 0 || git_oid_fromstr(&tree_id, tree_hex) < 0) {
-		strbuf_addf(err, "step: cannot read the tree of the last commit");
-		r = -EIO;
-		goto out;
-	}
-	json_object_set_new(result, "tree", json_string(tree_hex));
-	if (applied && spec.expect_tree && strcmp(spec.expect_tree, tree_hex) != 0) {
-		strbuf_addf(err, "step refused: base plus the patches is tree %.12s here, the step "
-			    "expects %.12s", tree_hex, spec.expect_tree);
-		r = -EINVAL;
-		goto out;
-	}
-	json_object_set_new(result, "build", json_null());
-	json_object_set_new(result, "boot", json_null());
-	if (applied)
-		r = build_and_boot(&env, &tree, &commit, &tree_id, result, err);
-	if (r == 0)
-		r = write_result(dir, result, err);
-out:
-	json_decref(result);
-	json_decref(spec.root);
-	if (tree_open_ok)
-		tree_close(&tree);
-	if (env_open)
-		kernel_env_release(&env);
-	queue_snapshot_release(&snap);
-	target_release(&target);
-	free(spec_path);
-	free(top);
 	return r;
 }
 

@@ -41,8 +41,13 @@
  * could not do the work (disk full, QEMU did not start, a refused step)
  * is not, and says why.
  *
+ * This file is the folder's format, both sides of it; doing a step is
+ * exec/node.h's.
+ *
  *   step_write()        the coordinator's side: a folder for base plus some patches
- *   step_run()          do the step in a folder and write its result
+ *   step_spec_read()    the node's side: step.json
+ *   step_spec_check()   the node's base, config, suite and patches are the step's
+ *   step_result_write() the node's side again: result.json
  *   step_result_read()  the coordinator's side again: read result.json
  */
 #ifndef GATE_STEP_H
@@ -55,9 +60,11 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
+#include "exec/outcome.h"
 #include "parse/ktap.h"
-#include "source/workspace.h"
 #include "source/queue.h"
+#include "source/tree.h"
+#include "source/workspace.h"
 
 #define STEP_FORMAT 1
 
@@ -74,12 +81,35 @@ int step_write(const char *dir, const struct kernel_env *env, const char *tree_s
 	       const char *base_tree, const struct queue_snapshot *snap, const size_t *subset,
 	       size_t n, const char *expect_tree, struct strbuf *err);
 
+/* step.json, read and checked for shape; the strings point into @root. */
+struct step_spec {
+	json_t *root;
+	const char *tree, *base_tree, *config, *suite, *expect_tree;
+	json_t *patches;
+};
+
+/* Read @dir/step.json. 0, or -EINVAL with "step: PATH: why" in @err. */
+int step_spec_read(const char *dir, struct step_spec *s, struct strbuf *err);
+void step_spec_release(struct step_spec *s);
+
 /*
- * Do the step in @dir with the cache @cache (defaults.h) and write
- * @dir/result.json. 0, or -errno with one line in @err: the step was
- * refused or could not be done, and there is no result.json.
+ * Refuse (-EINVAL, "step refused: ..." in @err) a step whose config,
+ * suite or base tree are not @env's and @tree's, or whose patches are not
+ * @snap's (the folder's series, read back) by name and sha256.
  */
-int step_run(const char *dir, const char *cache, const char *ccache, struct strbuf *err);
+int step_spec_check(const struct step_spec *s, const struct kernel_env *env,
+		    struct kernel_tree *tree, const struct queue_snapshot *snap,
+		    struct strbuf *err);
+
+/*
+ * Write @dir/result.json atomically: @applied (in order), the patch that
+ * did not apply (@apply_failed, @apply_why; NULL: none), and @outcome's
+ * build and boot (NULL: no build, as when a patch did not apply).
+ */
+int step_result_write(const char *dir, const char *host, const struct kernel_env *env,
+		      const char *tree_hex, const struct applied_patch *applied, size_t n_applied,
+		      const char *apply_failed, const char *apply_why,
+		      const struct exec_eval *outcome, struct strbuf *err);
 
 /*
  * result.json, read back. The strings point into @root, valid until

@@ -429,11 +429,10 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 				    json_real(o->cc->check_seconds + o->cc->setup_seconds));
 	}
 	json_object_set_new(stats, "rounds", json_integer(o->rounds));
-	json_object_set_new(stats, "executor", json_string(o->exec.slurm ? "slurm" : "local"));
-	json_object_set_new(stats, "workers", json_integer(o->exec.slurm && o->exec.slurm->workers > 1 ?
-							   o->exec.slurm->workers : 1));
-	if (o->exec.slurm)
-		json_object_set_new(report, "steps", steps_json(&o->exec));
+	json_object_set_new(stats, "executor", json_string(o->exec->ops->name));
+	json_object_set_new(stats, "workers", json_integer(o->exec->workers));
+	if (o->exec->ops->has_steps)
+		json_object_set_new(report, "steps", steps_json(o->exec));
 	json_object_set_new(stats, "seconds", json_real(seconds));
 	json_object_set_new(stats, "accel", json_string(o->env->accel[0] ? o->env->accel : "none"));
 	json_object_set_new(report, "stats", stats);
@@ -441,7 +440,8 @@ static json_t *verdict_report(const struct oracle *o, int64_t run_id, const char
 }
 
 /* No verdict: the report that says why, recorded with what is known of the run. */
-static json_t *record_error(const struct oracle *o, int64_t run_id, const char *release,
+static json_t *record_error(const struct oracle *o, const struct executor *x, sqlite3 *db,
+			    const struct queue_snapshot *snap, int64_t run_id, const char *release,
 			    const struct judge_result *result, double seconds,
 			    const struct strbuf *err)
 {
@@ -450,15 +450,15 @@ static json_t *record_error(const struct oracle *o, int64_t run_id, const char *
 	json_t *report = json_object();
 
 	json_object_set_new(report, "run", json_integer(run_id));
-	json_object_set_new(report, "queue", json_string(o->snap->queue));
+	json_object_set_new(report, "queue", json_string(snap->queue));
 	json_object_set_new(report, "base", json_string(release));
 	json_object_set_new(report, "verdict", json_string("error"));
 	json_object_set_new(report, "error", json_string(err->buf));
 	json_object_set_new(report, "patches", json_array());
 	json_object_set_new(report, "drop", json_array());
-	if (o->exec.slurm)
-		json_object_set_new(report, "steps", steps_json(&o->exec));
-	if (run_record_error(o->db, run_id, err->buf, report, &stats, &also) < 0)
+	if (x->ops && x->ops->has_steps)
+		json_object_set_new(report, "steps", steps_json(x));
+	if (run_record_error(db, run_id, err->buf, report, &stats, &also) < 0)
 		fprintf(stderr, "backport-gate: run %lld: the error could not be recorded either: %s\n",
 			(long long)run_id, also.buf);
 	strbuf_release(&also);
@@ -486,6 +486,7 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	struct run_snapshot snap_view;
 	struct judge_result result;
 	struct oracle o = { 0 };
+	struct executor exec = { 0 };
 	double start = now_seconds();
 	json_t *report = NULL;
 	int64_t run_id = 0;
@@ -502,9 +503,9 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 	if (r == 0)
 		r = run_start(db, &snap_view, release, env->suite_version, &run_id, patch_ids, err);
 	if (r == 0)
-		r = oracle_open(&o, env, tree, db, snap, err);
+		r = executor_open(&exec, env, tree, snap, opts->slurm, err);
 	if (r == 0)
-		o.exec.slurm = opts->slurm;
+		r = oracle_open(&o, &exec, db, snap, err);
 	if (r == 0 && opts->n_configs) {
 		r = compile_check_open(&cc, env, tree, opts->config_paths, opts->config_names,
 				       opts->n_configs, err);
@@ -560,12 +561,14 @@ int gate_run(struct kernel_env *env, struct kernel_tree *tree, sqlite3 *db,
 		}
 	}
 	if (run_id && r < 0)
-		report = record_error(&o, run_id, release, &result, now_seconds() - start, err);
+		report = record_error(&o, &exec, db, snap, run_id, release, &result,
+				      now_seconds() - start, err);
 	*ret_report = report;
 	for (size_t i = 0; i < snap->n; i++)
 		apply_outcome_release(&outcomes[i]);
 	free(seqs);
 	oracle_close(&o);
+	executor_close(&exec);
 	compile_check_close(&cc);
 	for (size_t i = 0; i < snap->n; i++)
 		json_decref(plans[i]);

@@ -106,25 +106,20 @@ static struct strlist *inputs_memo_put(struct oracle *o, const char *tree,
 	return &m->set;
 }
 
-/* Read what the build in the build directory (of @key) read, and record it. */
-static int record_inputs(struct oracle *o, const struct tree_key *key, struct strbuf *err)
+/* @set (sorted, taken over) as what the build of @key read: the memo and the record. */
+static int put_inputs(struct oracle *o, const struct tree_key *key, struct strlist *set,
+		      struct strbuf *err)
 {
-	struct strlist set = STRLIST_INIT;
 	struct strbuf text = STRBUF_INIT;
-	int r = kernel_used_files(o->env, &set);
+	int r = 0;
 
-	if (r < 0 || set.n == 0) {
-		strlist_release(&set);
-		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
-			    o->env->build);
-		return r < 0 ? r : -ENOENT;
-	}
-	for (size_t i = 0; i < set.n; i++)
-		strbuf_addf(&text, "%s\n", set.items[i]);
-	inputs_memo_put(o, key->tree, &set);
-	r = db_build_inputs_put(o->db, key, text.buf);
+	for (size_t i = 0; i < set->n; i++)
+		strbuf_addf(&text, "%s\n", set->items[i]);
+	inputs_memo_put(o, key->tree, set);
+	if (db_build_inputs_put(o->db, key, text.buf) < 0)
+		r = db_error(o->db, "recording a build's inputs", err);
 	strbuf_release(&text);
-	return r < 0 ? db_error(o->db, "recording a build's inputs", err) : 0;
+	return r;
 }
 
 /* The inputs of the built tree @key, or NULL when they are not known. */
@@ -156,58 +151,47 @@ static int tree_inputs(struct oracle *o, const struct tree_key *key,
 	return 0;
 }
 
-/* Check out and build @commit unless the build directory already holds it. */
-static int ensure_built(struct oracle *o, const git_oid *commit, const char *tree_hex,
-			const struct tree_key *key, bool *ret_ok, struct strbuf *first_error,
+/*
+ * Ask the executor what its build of @t read, and keep it for @key. 1
+ * when it has no build of @t at hand.
+ */
+static int fetch_inputs(struct oracle *o, const struct exec_tree *t, const struct tree_key *key,
 			struct strbuf *err)
 {
-	enum build_status status;
-	git_oid tree_id;
-	double start;
-	bool built;
-	int r;
+	struct strlist set = STRLIST_INIT;
+	int r = executor_inputs(o->exec, t, &set, err);
 
-	if (git_oid_fromstr(&tree_id, tree_hex) < 0) {
-		strbuf_addf(err, "build: '%s' is not a tree id", tree_hex);
-		return -EINVAL;
+	if (r == 0 && set.n == 0) {
+		strbuf_addf(err, "impact: the build of tree %.12s read no files", t->hex);
+		r = -ENOENT;
 	}
-	start = now_seconds();
-	r = executor_build(&o->exec, commit, &tree_id, &built, &status, first_error, err);
-	if (built)
-		o->builds++;
-	if (r < 0)
-		return r;
-	*ret_ok = status == BUILD_OK;
-	if (!built) {
-		const struct strlist *known;
-
-		/* built before, perhaps by another run or `backport-gate boot` */
-		r = tree_inputs(o, key, &known, err);
-		if (r == 0 && !known)
-			r = record_inputs(o, key, err);
+	if (r != 0) {
+		strlist_release(&set);
 		return r;
 	}
-	if (db_build_put(o->db, key, *ret_ok, *ret_ok ? NULL : first_error->buf,
-			 now_seconds() - start) < 0)
-		return db_error(o->db, "recording a build", err);
-	return *ret_ok ? record_inputs(o, key, err) : 0;
+	strlist_sort_unique(&set);
+	return put_inputs(o, key, &set, err);
 }
 
 /*
  * What a boot showed (@console: the suite's output when BOOT_OK) into @e
  * and the record.
  */
-static int take_boot(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
-		     enum boot_status status, const char *console, const char *accel,
-		     double seconds, struct strbuf *err)
+static int record_boot(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
+		       const struct exec_boot *b, struct strbuf *err)
 {
 	struct strbuf ktap_err = STRBUF_INIT;
 	struct db_boot record;
 	int r = 0;
 
-	e->boot_status = status;
-	e->boot_failed = status != BOOT_OK;
-	if (!e->boot_failed && ktap_parse(console, strlen(console), &e->ktap, &ktap_err) < 0) {
+	o->boots++;
+	/* a Slurm run's boots were the nodes': say how they ran */
+	if (!o->env->accel[0])
+		snprintf(o->env->accel, sizeof(o->env->accel), "%s", b->accel);
+	strbuf_adds(&e->boot_evidence, b->evidence.buf);
+	e->boot_status = b->status;
+	e->boot_failed = b->status != BOOT_OK;
+	if (!e->boot_failed && ktap_parse(b->console.buf, b->console.len, &e->ktap, &ktap_err) < 0) {
 		e->boot_failed = true;
 		e->boot_status = BOOT_INCOMPLETE;
 		strbuf_addf(&e->boot_evidence, "%s\n", ktap_err.buf);
@@ -215,90 +199,90 @@ static int take_boot(struct oracle *o, const struct tree_key *key, struct judge_
 	/* what the record keeps of @e: a view, nothing to release */
 	record = (struct db_boot){ .failed = e->boot_failed, .status = e->boot_status,
 				   .evidence = e->boot_evidence, .ktap = e->ktap };
-	if (db_boot_put(o->db, key, &record, accel, seconds) < 0)
+	if (db_boot_put(o->db, key, &record, b->accel, b->seconds) < 0)
 		r = db_error(o->db, "recording a boot", err);
 	strbuf_release(&ktap_err);
 	return r;
 }
 
-static int boot(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
-		struct strbuf *err)
-{
-	struct strbuf console = STRBUF_INIT;
-	enum boot_status status;
-	double start = now_seconds();
-	int r;
-
-	fprintf(stderr, "# booting tree %.12s\n", key->tree);
-	r = executor_boot(&o->exec, &console, &status, &e->boot_evidence, err);
-	o->boots++;
-	if (r == 0)
-		r = take_boot(o, key, e, status, console.buf, o->env->accel, now_seconds() - start,
-			      err);
-	strbuf_release(&console);
-	return r;
-}
-
 /*
- * What a node found for @key (a step's result, step.h) into @e and the
- * record, like a local build's and boot's. Without @take_boot_too only
- * the build is taken (its inputs were wanted).
+ * What the executor found for @t (@ev) into @e and the record: the build
+ * (when one ran), what it read (unless known), and with @with_boot the
+ * boot. Without it only the build is taken (its inputs were wanted).
  */
-static int take_step_result(struct oracle *o, const struct tree_key *key, struct judge_eval *e,
-			    const struct step_result *res, bool take_boot_too, struct strbuf *err)
+static int take_eval(struct oracle *o, const struct exec_tree *t, const struct tree_key *key,
+		     struct judge_eval *e, struct exec_eval *ev, bool with_boot,
+		     struct strbuf *err)
 {
 	const struct strlist *known;
 	int r;
 
-	if (res->built) {
+	if (ev->build.built) {
 		o->builds++;
-		if (db_build_put(o->db, key, res->build_ok, res->build_ok ? NULL : res->first_error,
-				 res->build_seconds) < 0)
+		if (db_build_put(o->db, key, ev->build.status == BUILD_OK,
+				 ev->build.status == BUILD_OK ? NULL : ev->build.first_error.buf,
+				 ev->build.seconds) < 0)
 			return db_error(o->db, "recording a build", err);
 	}
-	if (!res->build_ok) {
+	if (ev->build.status != BUILD_OK) {
 		e->build_failed = true;
-		strbuf_adds(&e->build_error, res->first_error);
+		strbuf_adds(&e->build_error, ev->build.first_error.buf);
 		return 0;
 	}
 	r = tree_inputs(o, key, &known, err);
-	if (r == 0 && !known) {
-		struct strbuf text = STRBUF_INIT;
-		struct strlist set = STRLIST_INIT;
+	if (r == 0 && !known && ev->inputs.n) {
+		struct strlist set = ev->inputs;
 
-		strlist_extend(&set, &res->inputs);
-		strlist_sort_unique(&set);
-		for (size_t i = 0; i < set.n; i++)
-			strbuf_addf(&text, "%s\n", set.items[i]);
-		inputs_memo_put(o, key->tree, &set);
-		if (db_build_inputs_put(o->db, key, text.buf) < 0)
-			r = db_error(o->db, "recording a build's inputs", err);
-		strbuf_release(&text);
+		ev->inputs = (struct strlist)STRLIST_INIT;
+		r = put_inputs(o, key, &set, err);
+	} else if (r == 0 && !known) {
+		r = fetch_inputs(o, t, key, err);
+		if (r > 0) {
+			strbuf_addf(err, "impact: the executor has no build of tree %.12s to read",
+				    t->hex);
+			r = -ENOENT;
+		}
 	}
-	if (r < 0 || !take_boot_too)
+	if (r < 0 || !with_boot)
 		return r;
-	o->boots++;
-	/* the run's boots were the nodes': say how they ran */
-	if (!o->env->accel[0])
-		snprintf(o->env->accel, sizeof(o->env->accel), "%s", res->accel);
-	strbuf_adds(&e->boot_evidence, res->evidence);
-	return take_boot(o, key, e, res->boot_status, res->ktap, res->accel, res->boot_seconds,
-			 err);
+	if (!ev->booted) {
+		strbuf_addf(err, "executor: tree %.12s built but was not booted", t->hex);
+		return -EIO;
+	}
+	return record_boot(o, key, e, &ev->boot, err);
 }
 
-/* The Slurm executor: a node applies @subset, builds and boots; see take_step_result(). */
-static int evaluate_on_node(struct oracle *o, const size_t *subset, size_t n,
-			    const struct tree_key *key, struct judge_eval *e, bool take_boot_too,
-			    struct strbuf *err)
+/* Build @t (unless built) and, @with_boot, boot it: one round of the executor's. */
+static int run_tree(struct oracle *o, const struct exec_tree *t, const struct tree_key *key,
+		    struct judge_eval *e, bool with_boot, struct strbuf *err)
 {
-	struct step_result res;
-	int r = executor_run_step(&o->exec, o->snap, subset, n, key->tree, &res, err);
+	struct exec_eval ev;
+	int r;
 
-	if (r < 0)
-		return r;
+	exec_eval_init(&ev);
 	o->rounds++;
-	r = take_step_result(o, key, e, &res, take_boot_too, err);
-	step_result_release(&res);
+	r = executor_build(o->exec, t, &ev.build, err);
+	if (r == 0 && with_boot && ev.build.status == BUILD_OK) {
+		/* what it read is taken before the boot: the boot may be elsewhere */
+		const struct strlist *known;
+
+		r = tree_inputs(o, key, &known, err);
+		if (r == 0 && !known) {
+			r = executor_inputs(o->exec, t, &ev.inputs, err);
+			if (r > 0)
+				r = 0;	/* take_eval() says so */
+		}
+		if (r == 0) {
+			fprintf(stderr, "# booting tree %.12s\n", t->hex);
+			r = executor_boot(o->exec, t, &ev.boot, err);
+			ev.booted = r == 0;
+		}
+	}
+	if (r == 0) {
+		strlist_sort_unique(&ev.inputs);
+		r = take_eval(o, t, key, e, &ev, with_boot, err);
+	}
+	exec_eval_release(&ev);
 	return r;
 }
 
@@ -387,16 +371,17 @@ static void left_out(struct oracle *o, const size_t *subset, size_t at, const ch
 }
 
 /*
- * Apply base + @subset: *ret_commit and @tree_hex, or *ret_failed (an
- * evaluation saying which patch did not apply).
+ * Apply base + @subset: @t (its commit and tree; it points at @subset),
+ * or *ret_failed (an evaluation saying which patch did not apply).
  */
-static int sequence_tree(struct oracle *o, const size_t *subset, size_t n, git_oid *ret_commit,
-			 char *tree_hex, struct judge_eval **ret_failed, struct strbuf *err)
+static int sequence_tree(struct oracle *o, const size_t *subset, size_t n, struct exec_tree *t,
+			 struct judge_eval **ret_failed, struct strbuf *err)
 {
 	git_oid commit = o->tree->base;
 	int r;
 
 	*ret_failed = NULL;
+	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < n; i++) {
 		struct apply_memo *m;
 		struct judge_eval *e;
@@ -415,13 +400,13 @@ static int sequence_tree(struct oracle *o, const size_t *subset, size_t n, git_o
 		}
 		commit = m->commit;
 	}
-	r = tree_id_hex(o->tree, &commit, tree_hex);
-	if (r < 0) {
-		strbuf_addf(err, "tree: cannot read the tree of a commit");
-		return r;
-	}
-	*ret_commit = commit;
-	return 0;
+	return exec_tree_set(o->exec, t, &commit, subset, n, err);
+}
+
+/* The record's key of @t under this run's config and suite. */
+static struct tree_key key_of(const struct oracle *o, const struct exec_tree *t)
+{
+	return (struct tree_key){ t->hex, o->env->config_stamp, o->env->suite_version };
 }
 
 static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
@@ -451,12 +436,11 @@ bool oracle_reads_none(const struct queue_patch *p, const struct strlist *inputs
 static int evaluate_same_kernel(struct oracle *o, const size_t *subset, size_t n, bool fresh,
 				const struct judge_eval **ret, struct strbuf *err)
 {
-	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *failed;
 	const struct judge_eval *e;
 	const struct strlist *inputs;
+	struct exec_tree t;
 	struct tree_key key;
-	git_oid commit, tree_id;
 	size_t m = n;
 	int r;
 
@@ -465,19 +449,17 @@ static int evaluate_same_kernel(struct oracle *o, const size_t *subset, size_t n
 		m--;
 	if (m == n)
 		return 1;
-	r = sequence_tree(o, subset, m, &commit, tree_hex, &failed, err);
+	r = sequence_tree(o, subset, m, &t, &failed, err);
 	if (r < 0 || failed)
 		return r < 0 ? r : 1;
 	r = evaluate(o, subset, m, fresh, &e, err);
 	if (r < 0 || e->apply_failed || e->build_failed)
 		return r < 0 ? r : 1;
-	key.tree = tree_hex;
-	key.config = o->env->config_stamp;
-	key.suite = o->env->suite_version;
+	key = key_of(o, &t);
 	r = tree_inputs(o, &key, &inputs, err);
-	if (r == 0 && !inputs && git_oid_fromstr(&tree_id, tree_hex) == 0 &&
-	    slots_select_built(&o->exec.slots, &tree_id)) {
-		r = record_inputs(o, &key, err);
+	if (r == 0 && !inputs) {
+		/* a build of it the executor holds, made by another run */
+		r = fetch_inputs(o, &t, &key, err);
 		if (r == 0)
 			r = tree_inputs(o, &key, &inputs, err);
 	}
@@ -492,11 +474,11 @@ static int evaluate_same_kernel(struct oracle *o, const size_t *subset, size_t n
 }
 
 /*
- * The compile check of @commit (tree @tree_hex), once per tree and run:
+ * The compile check of @t, once per tree and run:
  * *ret_failed is the evaluation to answer with when it did not compile,
  * else NULL.
  */
-static int compile_checked(struct oracle *o, const git_oid *commit, const char *tree_hex,
+static int compile_checked(struct oracle *o, const struct exec_tree *t,
 			   struct judge_eval **ret_failed, struct strbuf *err)
 {
 	struct strbuf evidence = STRBUF_INIT;
@@ -505,17 +487,17 @@ static int compile_checked(struct oracle *o, const git_oid *commit, const char *
 	int r;
 
 	for (size_t i = 0; i < o->n_cc_memos; i++)
-		if (strcmp(o->cc_memos[i].tree, tree_hex) == 0) {
+		if (strcmp(o->cc_memos[i].tree, t->hex) == 0) {
 			*ret_failed = o->cc_memos[i].failed;
 			return 0;
 		}
 	*ret_failed = NULL;
-	r = compile_check_tree(o->cc, commit, &ok, &evidence, err);
+	r = compile_check_tree(o->cc, &t->commit, &ok, &evidence, err);
 	if (r < 0)
 		goto out;
 	o->cc_memos = xreallocarray(o->cc_memos, o->n_cc_memos + 1, sizeof(*o->cc_memos));
 	m = &o->cc_memos[o->n_cc_memos++];
-	memcpy(m->tree, tree_hex, sizeof(m->tree));
+	memcpy(m->tree, t->hex, sizeof(m->tree));
 	m->failed = NULL;
 	if (!ok) {
 		m->failed = eval_new(o);
@@ -533,24 +515,23 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 		    const struct judge_eval **ret, struct strbuf *err)
 {
 	struct oracle *o = opaque;
-	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *e;
 	struct db_boot recorded = DB_BOOT_INIT;
+	struct exec_tree t;
 	struct tree_key key;
-	git_oid commit;
 	bool found, ok;
 	int r;
 
-	r = sequence_tree(o, subset, n, &commit, tree_hex, &e, err);
+	r = sequence_tree(o, subset, n, &t, &e, err);
 	if (r < 0)
 		return r;
-	seq_note(o, subset, n, e ? NULL : &commit, tree_hex, e ? (long)e->apply_failed_at : -1);
+	seq_note(o, subset, n, e ? NULL : &t.commit, t.hex, e ? (long)e->apply_failed_at : -1);
 	if (e) {
 		*ret = e;
 		return 0;
 	}
 	if (o->cc && n) {
-		r = compile_checked(o, &commit, tree_hex, &e, err);
+		r = compile_checked(o, &t, &e, err);
 		if (r < 0)
 			return r;
 		if (e) {
@@ -563,13 +544,11 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 		if (r <= 0)
 			return r;
 	}
-	if (!fresh && (e = memo_find(o, tree_hex))) {
+	if (!fresh && (e = memo_find(o, t.hex))) {
 		*ret = e;
 		return 0;
 	}
-	key.tree = tree_hex;
-	key.config = o->env->config_stamp;
-	key.suite = o->env->suite_version;
+	key = key_of(o, &t);
 	e = eval_new(o);
 	r = db_build_get(o->db, &key, &found, &ok, &e->build_error);
 	if (r < 0)
@@ -593,25 +572,11 @@ static int evaluate(void *opaque, const size_t *subset, size_t n, bool fresh,
 	if (found)
 		goto done;
 	strbuf_reset(&e->build_error);
-	if (o->exec.slurm) {
-		r = evaluate_on_node(o, subset, n, &key, e, true, err);
-		if (r < 0)
-			return r;
-		goto done;
-	}
-	o->rounds++;
-	r = ensure_built(o, &commit, tree_hex, &key, &ok, &e->build_error, err);
-	if (r < 0)
-		return r;
-	if (!ok) {
-		e->build_failed = true;
-		goto done;
-	}
-	r = boot(o, &key, e, err);
+	r = run_tree(o, &t, &key, e, true, err);
 	if (r < 0)
 		return r;
 done:
-	memo_put(o, tree_hex, e);
+	memo_put(o, t.hex, e);
 	*ret = e;
 	return 0;
 }
@@ -620,36 +585,40 @@ int oracle_kept_sequence(struct oracle *o, const struct judge_result *result,
 			 char commit_hex[GIT_OID_HEXSZ + 1], char tree_hex[GIT_OID_HEXSZ + 1],
 			 struct strbuf *err)
 {
-	size_t *kept = xcalloc(o->snap->n, sizeof(*kept)), n = 0;
+	size_t *kept = xcalloc(o->snap->n ? o->snap->n : 1, sizeof(*kept)), n = 0;
 	struct judge_eval *failed;
-	git_oid commit;
+	struct exec_tree t;
 	int r;
 
 	for (size_t i = 0; i < o->snap->n; i++)
 		if (!o->jp[i].unusable && result->verdicts[i].status != PATCH_DROP)
 			kept[n++] = i;
-	r = sequence_tree(o, kept, n, &commit, tree_hex, &failed, err);
+	r = sequence_tree(o, kept, n, &t, &failed, err);
 	if (r == 0 && failed) {
 		strbuf_addf(err, "kept tree: %s does not apply on top of the kept patches: %s",
 			    o->snap->patches[failed->apply_failed_at].name, failed->apply_message.buf);
 		r = -EIO;
 	}
-	if (r == 0)
-		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &commit);
+	if (r == 0) {
+		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &t.commit);
+		memcpy(tree_hex, t.hex, GIT_OID_HEXSZ + 1);
+	}
 	free(kept);
 	return r;
 }
 
 
-int oracle_open(struct oracle *o, struct kernel_env *env, struct kernel_tree *tree,
-		sqlite3 *db, const struct queue_snapshot *snap, struct strbuf *err)
+int oracle_open(struct oracle *o, struct executor *exec, sqlite3 *db,
+		const struct queue_snapshot *snap, struct strbuf *err)
 {
+	(void)err;
 	memset(o, 0, sizeof(*o));
-	o->env = env;
-	o->tree = tree;
+	o->exec = exec;
+	o->env = exec->env;
+	o->tree = exec->tree;
 	o->db = db;
 	o->snap = snap;
-	return executor_open(&o->exec, env, tree, err);
+	return 0;
 }
 
 void oracle_close(struct oracle *o)
@@ -672,14 +641,14 @@ void oracle_close(struct oracle *o)
 	for (size_t i = 0; i < o->n_seqs; i++)
 		free(o->seqs[i].patches);
 	free(o->seqs);
-	executor_close(&o->exec);
 	memset(o, 0, sizeof(*o));
 }
 
 int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf *err)
 {
-	char base_tree[GIT_OID_HEXSZ + 1];
 	const struct judge_eval *base_eval;
+	struct judge_eval *failed;
+	struct exec_tree t;
 	struct tree_key key;
 	int r;
 
@@ -693,25 +662,14 @@ int oracle_base(struct oracle *o, const struct strlist **ret_used, struct strbuf
 			    base_eval->build_error.buf);
 		return -EIO;
 	}
-	key.tree = base_tree;
-	key.config = o->env->config_stamp;
-	key.suite = o->env->suite_version;
-	tree_id_hex(o->tree, &o->tree->base, base_tree);
+	r = sequence_tree(o, NULL, 0, &t, &failed, err);
+	if (r < 0)
+		return r;
+	key = key_of(o, &t);
 	r = tree_inputs(o, &key, ret_used, err);
 	if (r == 0 && !*ret_used) {
 		/* base came from the record without its inputs: build it once to learn them */
-		struct strbuf fe = STRBUF_INIT;
-		bool ok;
-
-		if (o->exec.slurm) {
-			struct judge_eval *e = eval_new(o);
-
-			r = evaluate_on_node(o, NULL, 0, &key, e, false, err);
-		} else {
-			o->rounds++;
-			r = ensure_built(o, &o->tree->base, base_tree, &key, &ok, &fe, err);
-		}
-		strbuf_release(&fe);
+		r = run_tree(o, &t, &key, eval_new(o), false, err);
 		if (r == 0)
 			r = tree_inputs(o, &key, ret_used, err);
 		if (r == 0 && !*ret_used) {
@@ -767,26 +725,24 @@ static int prefetch(void *opaque, const size_t *const *subsets, const size_t *ns
 		    const bool *fresh, size_t k, struct strbuf *err)
 {
 	struct oracle *o = opaque;
-	unsigned workers = o->exec.slurm ? o->exec.slurm->workers : 1;
-	const size_t **todo = xcalloc(k ? k : 1, sizeof(*todo));
-	size_t *todo_n = xcalloc(k ? k : 1, sizeof(*todo_n)), n_todo = 0;
+	unsigned workers = o->exec->workers;
+	struct exec_tree *todo = xcalloc(k ? k : 1, sizeof(*todo));
 	bool *todo_fresh = xcalloc(k ? k : 1, sizeof(*todo_fresh));
-	char (*trees)[GIT_OID_HEXSZ + 1] = xcalloc(k ? k : 1, sizeof(*trees));
-	struct step_result *res = NULL;
+	struct exec_eval *res = NULL;
+	size_t n_todo = 0;
 	int r = 0;
 
 	for (size_t i = 0; i < k && n_todo < workers && workers > 1; i++) {
 		struct judge_eval *failed;
 		size_t n = ns[i];
-		git_oid commit;
 		bool needed = false, dup = false;
 
 		while (o->jp && n > 0 && !(o->kernel_reads ? o->kernel_reads[subsets[i][n - 1]] :
 					   o->jp[subsets[i][n - 1]].exercised))
 			n--;
-		r = sequence_tree(o, subsets[i], n, &commit, trees[n_todo], &failed, err);
+		r = sequence_tree(o, subsets[i], n, &todo[n_todo], &failed, err);
 		if (r == 0 && !failed)
-			r = unanswered(o, trees[n_todo], fresh[i], &needed, err);
+			r = unanswered(o, todo[n_todo].hex, fresh[i], &needed, err);
 		if (r < 0)
 			goto out;
 		if (failed || !needed) {
@@ -795,36 +751,32 @@ static int prefetch(void *opaque, const size_t *const *subsets, const size_t *ns
 			continue;
 		}
 		for (size_t t = 0; t < n_todo; t++)
-			dup |= !strcmp(trees[t], trees[n_todo]) && todo_fresh[t] == fresh[i];
+			dup |= !strcmp(todo[t].hex, todo[n_todo].hex) && todo_fresh[t] == fresh[i];
 		if (dup)
 			continue;
-		todo[n_todo] = subsets[i];
-		todo_fresh[n_todo] = fresh[i];
-		todo_n[n_todo++] = n;
+		todo_fresh[n_todo++] = fresh[i];
 	}
 	if (n_todo < 2)
-		goto out;	/* one step: evaluate() runs it when asked */
+		goto out;	/* one tree: evaluate() runs it when asked */
 	res = xcalloc(n_todo, sizeof(*res));
-	r = executor_run_steps(&o->exec, o->snap, todo, todo_n, trees, n_todo, res, err);
+	r = executor_run_batch(o->exec, todo, n_todo, res, err);
 	if (r < 0)
 		goto out;
 	o->rounds++;
 	for (size_t t = 0; t < n_todo; t++) {
-		struct tree_key key = { trees[t], o->env->config_stamp, o->env->suite_version };
+		struct tree_key key = key_of(o, &todo[t]);
 		struct judge_eval *e = eval_new(o);
 
 		if (r == 0)
-			r = take_step_result(o, &key, e, &res[t], true, err);
+			r = take_eval(o, &todo[t], &key, e, &res[t], true, err);
 		if (r == 0 && !todo_fresh[t])
-			memo_put(o, trees[t], e);
-		step_result_release(&res[t]);
+			memo_put(o, todo[t].hex, e);
+		exec_eval_release(&res[t]);
 	}
 out:
 	free(res);
 	free(todo);
-	free(todo_n);
 	free(todo_fresh);
-	free(trees);
 	return r;
 }
 
@@ -839,34 +791,27 @@ static int cost(void *opaque, const size_t *subset, size_t n, unsigned *ret_obje
 		struct strbuf *err)
 {
 	struct oracle *o = opaque;
-	char tree_hex[GIT_OID_HEXSZ + 1];
 	struct judge_eval *failed;
-	git_oid commit, tree_id;
+	struct exec_tree t;
 	bool needed;
 	int r;
 
-	r = sequence_tree(o, subset, n, &commit, tree_hex, &failed, err);
+	r = sequence_tree(o, subset, n, &t, &failed, err);
 	if (r < 0)
 		return r;
 	*ret_objects = 0;
 	if (failed)
 		return 0;
-	r = unanswered(o, tree_hex, false, &needed, err);
+	r = unanswered(o, t.hex, false, &needed, err);
 	if (r < 0 || !needed)
 		return r;
-	if (git_oid_fromstr(&tree_id, tree_hex) < 0) {
-		strbuf_addf(err, "cost: '%s' is not a tree id", tree_hex);
-		return -EINVAL;
-	}
-	return executor_cost(&o->exec, &tree_id, ret_objects, err);
+	return executor_cost(o->exec, &t, ret_objects, err);
 }
 
 struct judge_oracle oracle_judge(struct oracle *o)
 {
 	return (struct judge_oracle){ .evaluate = evaluate, .prefetch = prefetch, .cost = cost,
-				      .ctx = o,
-				      .workers = o->exec.slurm && o->exec.slurm->workers > 1 ?
-						 o->exec.slurm->workers : 1 };
+				      .ctx = o, .workers = o->exec->workers };
 }
 
 int oracle_evaluate(struct oracle *o, const size_t *subset, size_t n,

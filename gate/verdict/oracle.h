@@ -20,11 +20,12 @@
  *    whose error names the config. The same-kernel shortcut then looks
  *    only at what the test kernel reads (@kernel_reads).
  *
- * Builds and boots go through the executor (executor.h); every result
- * goes into the record (record/db.h). With the Slurm executor and more
- * than one worker, the judge's prefetch (judge.h) has the trees it will
- * ask for next evaluated together, as steps submitted at once; they go
- * into the evaluation memo, behind the compile check as any answer.
+ * Builds and boots go through the executor's operations (exec/executor.h),
+ * whichever backend it is; every result goes into the record
+ * (record/db.h). With an executor that takes several trees at once
+ * (workers > 1), the judge's prefetch (judge.h) has the trees it will
+ * ask for next evaluated together; they go into the evaluation memo,
+ * behind the compile check as any answer.
  */
 #ifndef GATE_ORACLE_H
 #define GATE_ORACLE_H
@@ -105,7 +106,7 @@ struct oracle {
 	struct compile_check *cc;	/* NULL: no compile check */
 	struct cc_memo *cc_memos;
 	size_t n_cc_memos;
-	struct executor exec;		/* where trees are built and booted */
+	struct executor *exec;		/* where trees are built and booted: the caller's */
 	unsigned builds, boots;
 	/*
 	 * Waits for builds and boots: each local evaluation is one, and so
@@ -118,9 +119,13 @@ struct oracle {
 };
 
 
-/* Ready to answer for @snap on @tree. 0, or -errno with a message in @err. */
-int oracle_open(struct oracle *o, struct kernel_env *env, struct kernel_tree *tree,
-		sqlite3 *db, const struct queue_snapshot *snap, struct strbuf *err);
+/*
+ * Ready to answer for @snap, building and booting through @exec (open,
+ * and the caller's to close after oracle_close()): its env and tree are
+ * the oracle's. 0, or -errno with a message in @err.
+ */
+int oracle_open(struct oracle *o, struct executor *exec, sqlite3 *db,
+		const struct queue_snapshot *snap, struct strbuf *err);
 void oracle_close(struct oracle *o);
 
 /*
