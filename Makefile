@@ -24,12 +24,12 @@ PACKAGES := linux-source-6.1 linux-config-6.1 qemu-system-x86 gcc make flex biso
 	python3-aiosmtpd slurmctld slurmd slurm-client munge
 
 SUITE_DIR := kernel-tests/shebang
-SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c \
+SUITE_INIT_SRCS := $(SUITE_DIR)/init.c $(SUITE_DIR)/harness.c $(SUITE_DIR)/kunit.c \
 	$(SUITE_DIR)/cases.c $(SUITE_DIR)/probe_record.c $(SUITE_DIR)/release.c
 SUITE_PROBE_SRCS := $(SUITE_DIR)/probe.c
 SUITE_HDRS := $(wildcard $(SUITE_DIR)/*.h)
 
-# The gate: one folder per layer (README.md, "Layout"). A file includes
+# The gate: one folder per layer (docs/ARCHITECTURE.md, "Layers"). A file includes
 # headers of its own layer and of those below it, named with their layer
 # ("basic/strbuf.h"): gate/ is the only include path, and tools/check-layers
 # refuses an include that points up. Every gate/*/*.c but builtin/main.c
@@ -45,13 +45,15 @@ GATE_CFLAGS = $(CFLAGS) -Igate $(shell pkg-config --cflags $(GATE_LIBS_PC))
 GATE_LDLIBS = $(shell pkg-config --libs $(GATE_LIBS_PC)) -lm
 
 # The suite's own unit tests build against kernel-tests/, not the gate.
-SUITE_TEST_SRCS := tests/unit/probe_record_test.c tests/unit/release_test.c
+SUITE_TEST_SRCS := tests/unit/probe_record_test.c tests/unit/release_test.c \
+	tests/unit/kunit_log_test.c
 GATE_TEST_SRCS := $(filter-out $(SUITE_TEST_SRCS),$(wildcard tests/unit/*_test.c))
 # What the gate's unit tests share (not tests: their names do not end in
 # _test.c), compiled into each of them.
 TEST_HELPER_SRCS := tests/unit/testdb.c
 TEST_HELPER_HDRS := tests/unit/testdb.h
 UNIT_TESTS := $(BUILD)/tests/probe_record_test $(BUILD)/tests/release_test \
+	$(BUILD)/tests/kunit_log_test \
 	$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(GATE_TEST_SRCS))
 
 .PHONY: all suite deps check demo bench bench-config-check clean unit debian-series check-layers install FORCE
@@ -124,6 +126,12 @@ $(BUILD)/tests/probe_record_test: tests/unit/probe_record_test.c \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SUITE_DIR) -o $@ tests/unit/probe_record_test.c \
 		$(SUITE_DIR)/probe_record.c -lcmocka
+
+$(BUILD)/tests/kunit_log_test: tests/unit/kunit_log_test.c \
+		$(SUITE_DIR)/kunit.c $(SUITE_DIR)/kunit.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SUITE_DIR) -o $@ tests/unit/kunit_log_test.c \
+		$(SUITE_DIR)/kunit.c -lcmocka
 
 $(BUILD)/tests/release_test: tests/unit/release_test.c \
 		$(SUITE_DIR)/release.c $(SUITE_DIR)/release.h

@@ -7,8 +7,12 @@
 run_suite
 expect_eq "base 6.1: exit status" 0 "$status"
 expect_eq "base 6.1: no case fails" "" "$(failed_cases)"
-expect_contains "base 6.1: 61 cases planned" "1..61" "$out"
-expect_contains "base 6.1: totals" "# Totals: pass:61 fail:0 quirk-changed:0 error:0" "$out"
+expect_contains "base 6.1: 61 shebang cases and 211 KUnit cases planned" "1..272" "$out"
+expect_contains "base 6.1: the KUnit suites the kernel ran at boot" \
+	"# kunit: 25 suites, 211 cases ran at boot" "$out"
+expect_contains "base 6.1: a KUnit case, named for its suite" \
+	"ok 272 kunit.property-entry.pe_test_reference" "$out"
+expect_contains "base 6.1: totals" "# Totals: pass:272 fail:0 quirk-changed:0 error:0" "$out"
 expect_contains "base 6.1: the case whose answer changed in 6.8 says which it expects" \
 	"is before 6.8, where execve opens the file before it counts the arguments: expecting the old result" \
 	"$(printf '%s\n' "$out" | grep '^# version quirk-not-executable-argv-too-long: 6\.1\.')"

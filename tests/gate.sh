@@ -16,15 +16,6 @@ queues=$top/patches/queues
 db=$tmp/gate.db
 culprit=exec-load_script-don-t-blindly-truncate-shebang-string.patch
 
-# gate_run ARGS...: sets status, out, err; the JSON report is $tmp/report.json
-gate_run() {
-	status=0
-	rm -f "$tmp/report.json"
-	"$gate" run --config-check none --db "$db" --json "$tmp/report.json" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-	out=$(cat "$tmp/out")
-	err=$(cat "$tmp/err")
-}
-jqr() { jq -r "$1" "$tmp/report.json" 2>/dev/null; }
 
 gate_run --queue "$queues/shebang-2019"
 expect_eq "2019 queue: exit status 1 (drop)" 1 "$status"

@@ -34,6 +34,19 @@ run_suite() {
 	err=$(cat "$tmp/err")
 }
 
+# gate_run ARGS...: backport-gate run ($gate, default this tree's) on the
+# record $db with the compile check off; sets status, out, err, and the
+# JSON report is $tmp/report.json (jqr FILTER reads it).
+gate_run() {
+	status=0
+	rm -f "$tmp/report.json"
+	"${gate:-$top/build/backport-gate}" run --config-check none --db "$db" \
+		--json "$tmp/report.json" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+}
+jqr() { jq -r "$1" "$tmp/report.json" 2>/dev/null; }
+
 # The names of the cases that failed (not ok, not a changed quirk), sorted.
 failed_cases() {
 	printf '%s\n' "$out" | grep -E '^not ok [0-9]+ ' | grep -v ' # TODO quirk changed' |

@@ -159,7 +159,7 @@ expect_eq "pass: threaded under the review message" "$review" "$(mail_field 2 "m
 expect_eq "pass: Tested-by the configured identity" "Tested-by: backport-gate <gate@lab.example.org>" \
 	"$(mail_field 2 "'\\n'.join(l for l in lines if l.startswith('Tested-by:'))")"
 expect_eq "pass: nothing to drop" "False" "$(mail_field 2 "any(l.startswith('Please drop:') for l in lines)")"
-expect_contains "pass: the result summary" "total: 61, pass: 61, fail: 0, skip: 0" "$(mail_field 2 "body")"
+expect_contains "pass: the result summary" "total: 272, pass: 272, fail: 0, skip: 0" "$(mail_field 2 "body")"
 expect_eq "one reply per run: two runs, two mails, two Message-IDs" "2 2" \
 	"$(sqlite3 "$tmp/gate.db" "SELECT COUNT(DISTINCT run_id) FROM outbox WHERE kind = 'mail'") $(
 		for n in 1 2; do mail_field $n "m['Message-ID']"; done | sort -u | wc -l)"

@@ -77,8 +77,8 @@ int evaluate_tree(struct executor *x, const struct queue_snapshot *snap, size_t 
 	if (r < 0 || ret->apply_failed)
 		goto out;
 	if (opts->expect_tree && strcmp(opts->expect_tree, ret->tree.hex) != 0) {
-		strbuf_addf(err, "base plus the patches is tree %.12s here, not the expected %.12s",
-			    ret->tree.hex, opts->expect_tree);
+		strbuf_addf(err, "base plus the patches is tree %.12s here, the %s expects %.12s",
+			    ret->tree.hex, opts->label ? opts->label : "caller", opts->expect_tree);
 		r = -EINVAL;
 		goto out;
 	}

@@ -521,9 +521,31 @@ static void run_one(const struct shebang_case *c, int number, const char *workdi
 	}
 }
 
-void suite_run(const struct shebang_case *cases, size_t n, const char *workdir,
-	       struct suite_totals *ret_totals)
+/* KUnit's cases, numbered after the suite's own. */
+static void kunit_report(const struct kunit_log *kunit, size_t first, struct suite_totals *totals)
 {
+	for (size_t i = 0; i < kunit->n; i++) {
+		const struct kunit_case *c = &kunit->cases[i];
+		size_t number = first + i;
+
+		printf("# case %s kind=contract\n", c->name);
+		if (c->result == KUNIT_PASS) {
+			printf("ok %zu %s\n", number, c->name);
+			totals->pass++;
+		} else if (c->result == KUNIT_SKIP) {
+			printf("ok %zu %s # SKIP %s\n", number, c->name, c->diag);
+			totals->pass++;
+		} else {
+			printf("not ok %zu %s # %s\n", number, c->name, c->diag);
+			totals->fail++;
+		}
+	}
+}
+
+void suite_run(const struct shebang_case *cases, size_t n, const struct kunit_log *kunit,
+	       const char *workdir, struct suite_totals *ret_totals)
+{
+	size_t k = kunit ? kunit->n : 0;
 	struct utsname u;
 
 	memset(ret_totals, 0, sizeof(*ret_totals));
@@ -532,9 +554,15 @@ void suite_run(const struct shebang_case *cases, size_t n, const char *workdir,
 		running.known = release_parse(u.release, &running.major, &running.minor) == 0;
 	}
 	printf("KTAP version 1\n");
-	printf("1..%zu\n", n);
+	printf("1..%zu\n", n + k);
+	if (kunit && kunit->suites)
+		printf("# kunit: %zu suites, %zu cases ran at boot%s%s\n", kunit->suites, k,
+		       kunit->truncated ? "; more were not read" : "",
+		       kunit->unfinished ? "; the last suite did not finish" : "");
 	for (size_t i = 0; i < n; i++)
 		run_one(&cases[i], (int)i + 1, workdir, ret_totals);
+	if (kunit)
+		kunit_report(kunit, n + 1, ret_totals);
 	printf("# Totals: pass:%d fail:%d quirk-changed:%d error:%d\n",
 	       ret_totals->pass, ret_totals->fail, ret_totals->quirk_changed,
 	       ret_totals->error);

@@ -11,6 +11,8 @@
 #ifndef HARNESS_H
 #define HARNESS_H
 
+#include "kunit.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -113,9 +115,10 @@ struct suite_totals {
 
 /*
  * Run @n cases, each in its own fresh directory under @workdir, printing
- * the KTAP stream (header, one line per case, totals) to stdout.
+ * the KTAP stream (header, one line per case, totals) to stdout. The
+ * KUnit cases of @kunit (NULL: none) follow, numbered after them.
  */
-void suite_run(const struct shebang_case *cases, size_t n, const char *workdir,
-	       struct suite_totals *ret_totals);
+void suite_run(const struct shebang_case *cases, size_t n, const struct kunit_log *kunit,
+	       const char *workdir, struct suite_totals *ret_totals);
 
 #endif

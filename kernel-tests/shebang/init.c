@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The guest's init: runs the shebang suite, prints KTAP on the console and
+ * The guest's init: runs the shebang suite, reads the KUnit suites the
+ * kernel ran at boot (kunit.h), prints both as one KTAP on the console and
  * ends the guest. tinyconfig has no ACPI, so power-off would only halt;
  * the guest reboots instead and QEMU, started with -no-reboot, exits.
  *
@@ -10,11 +11,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cases.h"
+#include "kunit.h"
 
 #define GUEST_WORKDIR "/cases"
 
@@ -37,7 +40,10 @@ static void attach_console(void)
 
 int main(int argc, char **argv)
 {
+	static struct kunit_case kunit_cases[KUNIT_MAX_CASES];
+	struct kunit_log kunit = { 0 };
 	struct suite_totals totals;
+	int r;
 	const char *workdir = GUEST_WORKDIR, *token;
 	bool guest = getpid() == 1;
 
@@ -62,7 +68,14 @@ int main(int argc, char **argv)
 	token = getenv("bgtoken");
 	if (token)
 		printf("# backport-gate begin %s\n", token);
-	suite_run(shebang_cases, shebang_case_count, workdir, &totals);
+	/* KUnit ran before init: its results are in the kernel's log */
+	if (guest) {
+		kunit.cases = kunit_cases;
+		r = kunit_read_kernel_log(&kunit);
+		if (r < 0)
+			printf("# init: cannot read the kernel log for KUnit: %s\n", strerror(-r));
+	}
+	suite_run(shebang_cases, shebang_case_count, guest ? &kunit : NULL, workdir, &totals);
 	if (token)
 		printf("# backport-gate end %s\n", token);
 	if (!guest)

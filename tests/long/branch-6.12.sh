@@ -28,7 +28,7 @@ phase() { # NAME COMMAND...: runs it, sets status, out, err; prints its time
 phase "6.12 base (cold when the cache has no linux-6.12)" "$run" --tree linux-source-6.12
 expect_eq "6.12 base: exit status" 0 "$status"
 printf '%s\n' "$err" | grep -E '^# (extract|import|build|config)' | awk 'NR <= 4 || /in [0-9]+ s|built/' | sed 's/^/# progress: /'
-expect_contains "6.12 base: every case passes" "# Totals: pass:61 fail:0 quirk-changed:0 error:0" "$out"
+expect_contains "6.12 base: every case passes" "fail:0 quirk-changed:0 error:0" "$out"
 expect_contains "6.12 base: the case whose answer changed in 6.8 expects 6.8's (EACCES)" \
 	"is at or after 6.8, where execve opens the file before it counts the arguments: expecting the new result" \
 	"$(printf '%s\n' "$out" | grep '^# version quirk-not-executable-argv-too-long: 6\.12\.')"
