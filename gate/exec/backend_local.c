@@ -33,6 +33,19 @@ static int boot_here(struct executor *x, const struct exec_tree *t, struct exec_
 	return r;
 }
 
+/* What the build in env->build read (its .cmd files): none is an error. */
+static int read_inputs(struct executor *x, struct strlist *ret, struct strbuf *err)
+{
+	int r = kernel_used_files(x->env, ret);
+
+	if (r == 0 && ret->n == 0)
+		r = -ENOENT;
+	if (r < 0)
+		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
+			    x->env->build);
+	return r;
+}
+
 /* The local executor: build slots (kernel/slots.h). */
 
 static int local_open(struct executor *x, struct strbuf *err)
@@ -97,17 +110,9 @@ static int local_build(struct executor *x, const struct exec_tree *t, struct exe
 static int local_inputs(struct executor *x, const struct exec_tree *t, struct strlist *ret,
 			struct strbuf *err)
 {
-	int r;
-
 	if (!slots_select_built(x->backend, &t->id))
 		return 1;
-	r = kernel_used_files(x->env, ret);
-	if (r == 0 && ret->n == 0)
-		r = -ENOENT;
-	if (r < 0)
-		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
-			    x->env->build);
-	return r;
+	return read_inputs(x, ret, err);
 }
 
 const struct executor_ops executor_local_ops = {
@@ -182,17 +187,10 @@ static int naive_inputs(struct executor *x, const struct exec_tree *t, struct st
 			struct strbuf *err)
 {
 	struct naive *n = x->backend;
-	int r;
 
 	if (!n->holds || !git_oid_equal(&n->built, &t->id))
 		return 1;
-	r = kernel_used_files(x->env, ret);
-	if (r == 0 && ret->n == 0)
-		r = -ENOENT;
-	if (r < 0)
-		strbuf_addf(err, "impact: cannot read the build's dependency files in %s",
-			    x->env->build);
-	return r;
+	return read_inputs(x, ret, err);
 }
 
 const struct executor_ops executor_naive_ops = {
