@@ -6,12 +6,10 @@
 
 #include "exec/executor.h"
 
-int executor_open_ops(struct executor *x, const struct executor_ops *ops, struct kernel_env *env,
-		      struct kernel_tree *tree, const struct queue_snapshot *snap,
-		      struct strbuf *err)
+static int open_with(struct executor *x, const struct executor_ops *ops, struct kernel_env *env,
+		     struct kernel_tree *tree, const struct queue_snapshot *snap,
+		     const struct slurm_options *slurm, struct strbuf *err)
 {
-	const struct slurm_options *slurm = x->slurm;
-
 	memset(x, 0, sizeof(*x));
 	x->ops = ops;
 	x->env = env;
@@ -20,6 +18,13 @@ int executor_open_ops(struct executor *x, const struct executor_ops *ops, struct
 	x->slurm = slurm;
 	x->workers = 1;
 	return ops->open ? ops->open(x, err) : 0;
+}
+
+int executor_open_ops(struct executor *x, const struct executor_ops *ops, struct kernel_env *env,
+		      struct kernel_tree *tree, const struct queue_snapshot *snap,
+		      struct strbuf *err)
+{
+	return open_with(x, ops, env, tree, snap, NULL, err);
 }
 
 int executor_open(struct executor *x, struct kernel_env *env, struct kernel_tree *tree,
@@ -32,8 +37,7 @@ int executor_open(struct executor *x, struct kernel_env *env, struct kernel_tree
 		ops = &executor_naive_ops;
 	else if (slurm)
 		ops = &executor_slurm_ops;
-	x->slurm = slurm;
-	return executor_open_ops(x, ops, env, tree, snap, err);
+	return open_with(x, ops, env, tree, snap, slurm, err);
 }
 
 void executor_close(struct executor *x)
