@@ -2,7 +2,7 @@
 # Both install what they need from Debian first (apt-get, as root or sudo).
 
 CC := gcc
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Werror
 BUILD := build
 
 # make install: the binary into $(PREFIX)/bin, the suite (its two static

@@ -392,7 +392,7 @@ void child_kill(struct child *c, struct child_result *ret)
  * what they return, with *@ret set (0 for a program that could not be
  * executed, whose exec_errno says why).
  */
-static int run_start(struct child *c, struct child_result *ret)
+static int child_run_begin(struct child *c, struct child_result *ret)
 {
 	int r;
 
@@ -409,7 +409,7 @@ static int run_start(struct child *c, struct child_result *ret)
 
 int child_run(struct child *c, struct child_result *ret)
 {
-	int r = run_start(c, ret);
+	int r = child_run_begin(c, ret);
 
 	if (r <= 0)
 		return r;
@@ -420,7 +420,7 @@ int child_run(struct child *c, struct child_result *ret)
 int child_run_ticking(struct child *c, int tick_ms, void (*tick)(void *tick_arg), void *tick_arg,
 		      struct child_result *ret)
 {
-	int r = run_start(c, ret);
+	int r = child_run_begin(c, ret);
 
 	if (r <= 0)
 		return r;

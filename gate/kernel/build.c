@@ -424,7 +424,7 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 {
 	const char *targets[] = { "vmlinux", NULL };
 	char *log = xasprintf("%s/build.log", env->work);
-	char *kbuild_env = xasprintf("%s/%s", env->build, QUICK_ENV);
+	char *quick_env = xasprintf("%s/%s", env->build, QUICK_ENV);
 	char *vmlinux = NULL, *stats = NULL;
 	const char *stats_key = env->naive ? "build-naive" : "build";
 	struct build_watch watch = { .log = log };
@@ -456,7 +456,7 @@ int kernel_build(struct kernel_env *env, enum build_status *ret_status,
 		total = 0, expected_ms = 0;
 	progress_begin(p, "build", "objects", total, expected_ms);
 	/* what make changes may change kbuild's environment: read it again */
-	unlink(kbuild_env);
+	unlink(quick_env);
 	r = run_make(env, targets, log, &watch, &res, err);
 	took_ms = p->now_ms() - p->start_ms;
 	progress_end(p);
@@ -484,7 +484,7 @@ out:
 	free(vmlinux);
 	free(stats);
 	free(log);
-	free(kbuild_env);
+	free(quick_env);
 	return r;
 }
 

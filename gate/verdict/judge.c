@@ -151,8 +151,8 @@ static size_t realise(const struct judge *j, const size_t *subset, size_t n, siz
 	return m;
 }
 
-static int oracle_evaluate(struct judge *j, const size_t *subset, size_t n, bool fresh,
-			   const struct judge_eval **ret)
+static int judge_ask(struct judge *j, const size_t *subset, size_t n, bool fresh,
+		     const struct judge_eval **ret)
 {
 	size_t m = realise(j, subset, n, j->seq);
 
@@ -231,7 +231,7 @@ out:
 
 /*
  * What the judge may ask next, for the oracle's prefetch: realised
- * sequences (as oracle_evaluate() would realise them), most likely first.
+ * sequences (as judge_ask() would realise them), most likely first.
  */
 #define PREFETCH_MAX 64
 struct prefetch {
@@ -340,7 +340,7 @@ static int classify(struct judge *j, const size_t *subset, size_t n, bool rechec
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = oracle_evaluate(j, subset, n, false, &e);
+	r = judge_ask(j, subset, n, false, &e);
 	if (r < 0)
 		return r;
 	j->result->evaluations++;
@@ -380,7 +380,7 @@ static int classify(struct judge *j, const size_t *subset, size_t n, bool rechec
 		ret->reason = REASON_REGRESSION;
 		return 0;
 	}
-	r = oracle_evaluate(j, subset, n, true, &again);
+	r = judge_ask(j, subset, n, true, &again);
 	if (r < 0) {
 		strlist_release(&ret->cases);
 		return r;
@@ -735,7 +735,7 @@ out:
 static int pin_changes(struct judge *j, const size_t *set, size_t n)
 {
 	const struct judge_eval *e;
-	int r = oracle_evaluate(j, set, n, false, &e);
+	int r = judge_ask(j, set, n, false, &e);
 
 	if (r < 0)
 		return r;
@@ -751,7 +751,7 @@ static int pin_changes(struct judge *j, const size_t *set, size_t n)
 			const struct judge_eval *m;
 			const struct case_result *mc;
 
-			r = oracle_evaluate(j, set, mid, false, &m);
+			r = judge_ask(j, set, mid, false, &m);
 			if (r < 0)
 				return r;
 			j->result->evaluations++;
