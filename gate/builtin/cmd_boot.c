@@ -8,9 +8,9 @@
 #include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
+#include "exec/evaluate.h"
 #include "parse/ktap.h"
 #include "source/defaults.h"
-#include "exec/evaluate.h"
 #include "source/queue.h"
 
 /*

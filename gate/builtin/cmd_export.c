@@ -6,10 +6,10 @@
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
-#include "source/defaults.h"
-#include "source/export.h"
 #include "record/db.h"
 #include "record/history.h"
+#include "source/defaults.h"
+#include "source/export.h"
 
 /*
  * backport-gate export [--db FILE] [--cache DIR] RUN DIR: write the tree a

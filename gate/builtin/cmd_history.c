@@ -8,9 +8,9 @@
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
-#include "source/defaults.h"
 #include "record/db.h"
 #include "record/history.h"
+#include "source/defaults.h"
 
 /*
  * backport-gate history: ask the record. Each question is one history_*()

@@ -5,8 +5,8 @@
 
 #include "builtin/commands.h"
 #include "source/defaults.h"
-#include "source/workspace.h"
 #include "source/tree.h"
+#include "source/workspace.h"
 
 /*
  * backport-gate prepare [--cache DIR]: extract the packaged tree into the

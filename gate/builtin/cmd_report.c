@@ -12,11 +12,11 @@
 #include "daemon/mailer.h"
 #include "daemon/smtp.h"
 #include "output/format.h"
-#include "source/defaults.h"
 #include "record/db.h"
 #include "record/history.h"
 #include "record/jobs.h"
 #include "record/sequence.h"
+#include "source/defaults.h"
 
 static void usage(void)
 {

@@ -10,13 +10,13 @@
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
+#include "exec/slurm.h"
+#include "kernel/compile_check.h"
 #include "output/report.h"
 #include "parse/config.h"
-#include "kernel/compile_check.h"
+#include "record/db.h"
 #include "source/defaults.h"
 #include "verdict/gate.h"
-#include "exec/slurm.h"
-#include "record/db.h"
 
 static void usage(FILE *f)
 {

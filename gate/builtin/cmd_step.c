@@ -7,9 +7,9 @@
 
 #include "basic/xalloc.h"
 #include "builtin/commands.h"
-#include "source/defaults.h"
 #include "exec/node.h"
 #include "exec/step.h"
+#include "source/defaults.h"
 #include "source/target.h"
 #include "source/tree.h"
 

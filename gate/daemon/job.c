@@ -8,13 +8,13 @@
 #include "basic/progress.h"
 #include "daemon/job.h"
 #include "daemon/mailer.h"
-#include "kernel/compile_check.h"
-#include "source/defaults.h"
-#include "verdict/gate.h"
 #include "exec/slurm.h"
-#include "source/queue.h"
+#include "kernel/compile_check.h"
 #include "record/db.h"
 #include "record/jobs.h"
+#include "source/defaults.h"
+#include "source/queue.h"
+#include "verdict/gate.h"
 
 /*
  * Record the verdict of @job with its notifications: the webhooks, and

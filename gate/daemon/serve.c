@@ -20,11 +20,11 @@
 #include "output/format.h"
 #include "output/page.h"
 #include "parse/webhook.h"
-#include "source/target.h"
 #include "record/db.h"
 #include "record/history.h"
 #include "record/jobs.h"
 #include "record/sequence.h"
+#include "source/target.h"
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 

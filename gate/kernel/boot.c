@@ -13,8 +13,8 @@
 
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
-#include "parse/ktap.h"
 #include "kernel/boot.h"
+#include "parse/ktap.h"
 
 #define CONSOLE_CAP (1024 * 1024)
 #define KVM_PROBE_TIMEOUT 10

@@ -56,8 +56,8 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
-#include "source/workspace.h"
 #include "source/tree.h"
+#include "source/workspace.h"
 
 #define COMPILE_CHECK_MAX_OBJECTS 200
 #define COMPILE_CHECK_CONFIGS_MAX 8

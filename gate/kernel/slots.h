@@ -56,8 +56,8 @@
 #include <time.h>
 
 #include "basic/strbuf.h"
-#include "source/workspace.h"
 #include "source/tree.h"
+#include "source/workspace.h"
 
 #define SLOTS_MAX 8
 #define SLOT_TREES_MAX 8

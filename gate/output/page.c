@@ -10,10 +10,10 @@
 
 #include "basic/strlist.h"
 #include "output/page.h"
-#include "source/queue.h"
-#include "source/target.h"
 #include "record/history.h"
 #include "record/jobs.h"
+#include "source/queue.h"
+#include "source/target.h"
 
 /* The case grid (render_case_grid()): runs of the queue looked at, changes shown. */
 #define CASE_GRID_RUNS 200

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "basic/xalloc.h"
 #include "basic/sql.h"
+#include "basic/xalloc.h"
 #include "record/db.h"
 
 int db_error(sqlite3 *db, const char *what, struct strbuf *err)

@@ -14,8 +14,8 @@
 #include "basic/runcmd.h"
 #include "basic/xalloc.h"
 #include "source/defaults.h"
-#include "source/workspace.h"
 #include "source/target.h"
+#include "source/workspace.h"
 
 #define LOCK_WAIT_SEC 3600
 

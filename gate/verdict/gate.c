@@ -8,10 +8,10 @@
 #include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
+#include "record/run.h"
 #include "verdict/gate.h"
 #include "verdict/judge.h"
 #include "verdict/oracle.h"
-#include "record/run.h"
 
 static const char *apply_status_name(enum apply_status s)
 {

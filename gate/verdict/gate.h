@@ -20,10 +20,10 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "source/workspace.h"
-#include "source/queue.h"
 #include "exec/slurm.h"
+#include "source/queue.h"
 #include "source/tree.h"
+#include "source/workspace.h"
 
 struct gate_options {
 	bool drop_on_quirk;

@@ -9,8 +9,8 @@
 #include "basic/clock.h"
 #include "basic/xalloc.h"
 #include "parse/ktap.h"
-#include "verdict/oracle.h"
 #include "record/db.h"
+#include "verdict/oracle.h"
 
 static struct judge_eval *eval_new(struct oracle *o)
 {

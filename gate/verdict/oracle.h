@@ -35,12 +35,12 @@
 
 #include "basic/strbuf.h"
 #include "basic/strlist.h"
-#include "kernel/compile_check.h"
 #include "exec/executor.h"
-#include "verdict/judge.h"
-#include "source/workspace.h"
+#include "kernel/compile_check.h"
 #include "source/queue.h"
 #include "source/tree.h"
+#include "source/workspace.h"
+#include "verdict/judge.h"
 
 /* What applying patch @index on top of @parent gave; cached per run. */
 struct apply_memo {
