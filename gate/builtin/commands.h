@@ -3,7 +3,7 @@
 #ifndef GATE_COMMANDS_H
 #define GATE_COMMANDS_H
 
-/* Exit statuses of DESIGN.md. */
+/* Exit statuses: docs/CONTRACTS.md. */
 #define EXIT_PASS 0
 #define EXIT_DROP 1
 #define EXIT_NO_VERDICT 2

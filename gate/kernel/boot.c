@@ -148,7 +148,7 @@ static bool console_complete(const struct kernel_env *env, const struct strbuf *
 	return complete;
 }
 
-/* Use KVM only once a short boot with it has finished: see DESIGN.md. */
+/* Use KVM only once a short boot with it has finished: docs/CONTRACTS.md, "KVM". */
 static void choose_accel(struct kernel_env *env, const char *cpio, struct strbuf *console,
 			 bool *ret_booted)
 {

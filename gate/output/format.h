@@ -2,7 +2,7 @@
 /*
  * format: the ways a recorded run is rendered, as one ops table
  * (`backport-gate report RUN --format NAME`): "text" for a person
- * (report.h), "json" (the report itself, DESIGN.md's contract), "reply"
+ * (report.h), "json" (the report itself, docs/CONTRACTS.md), "reply"
  * (an RFC 5322 answer on the stable review thread, reply.h) and "kcidb"
  * (KernelCI's I/O JSON, kcidb.h). A sender (SMTP, a webhook) picks a
  * format the same way and gets the bytes to send.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report: renders a gate report (the JSON object of DESIGN.md, as
+ * report: renders a gate report (the JSON object of docs/CONTRACTS.md, as
  * gate_run() builds it and the database keeps it) for a person: the drop
  * list first, each dropped patch with its reason and evidence, then what
  * changed without being dropped, then what was kept, then the cost.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * config: the daemon's configuration, in git-config syntax, read with
- * libgit2's config API (DESIGN.md, "Contracts"). A sample with every key
+ * libgit2's config API (docs/CONTRACTS.md). A sample with every key
  * is systemd/backport-gate.conf.
  *
  *   [server]  listen, database, cache, max-body, drop-on-quirk,

@@ -8,7 +8,7 @@
  *   else X-Gitlab-Event or X-Gitlab-Token       -> WEBHOOK_GITLAB
  *   else                                        -> WEBHOOK_PLAIN
  *
- * Signing (DESIGN.md, "Contracts other tools rely on"): a queue's `secret`
+ * Signing (docs/CONTRACTS.md, "Webhooks"): a queue's `secret`
  * signs its webhooks either as GitHub does,
  *   X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, raw body)>
  * or as GitLab does, X-Gitlab-Token: <secret>.

@@ -85,7 +85,7 @@ int history_parse_offset(const char *name, const char *value, int64_t *ret, stru
 json_t *history_runs(sqlite3 *db, const struct history_filter *f, struct strbuf *err);
 
 /*
- * The JSON report run @run recorded (DESIGN.md's shape, as gate_run()
+ * The JSON report run @run recorded (docs/CONTRACTS.md's shape, as gate_run()
  * wrote it). ENOENT "no run N"; EAGAIN while it is still running.
  */
 json_t *history_run_report(sqlite3 *db, int64_t run, struct strbuf *err);

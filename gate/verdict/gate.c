@@ -303,7 +303,7 @@ static int mark_exercised(struct oracle *o, struct judge_patch *jp, bool *kernel
 	return r;
 }
 
-/* The report of a verdict: the JSON object of DESIGN.md. */
+/* The report of a verdict: the JSON object of docs/CONTRACTS.md. */
 /*
  * The Slurm executor's steps: per step the tree, its Slurm job (the
  * attempt whose result was read) and every attempt.
